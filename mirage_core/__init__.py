@@ -1,0 +1,42 @@
+"""mirage_core — the framework-free MIRAGE engine.
+
+>>> from mirage_core import Mirage, MirageConfig, Passage
+>>> verdict = Mirage(MirageConfig()).defend("query", [Passage("text", source="a.org")])
+"""
+
+from mirage_core.config import MirageConfig
+from mirage_core.defense import Mirage
+from mirage_core.errors import MirageError, ModelNotFoundError, NLIError
+from mirage_core.graph import ClaimGraph
+from mirage_core.nli.base import CallableNLI, NLIBackend
+from mirage_core.types import Claim, Passage
+from mirage_core.verdict import Edge, Verdict, VerifiedPassage
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CallableNLI",
+    "Claim",
+    "ClaimGraph",
+    "Edge",
+    "Mirage",
+    "MirageConfig",
+    "MirageError",
+    "ModelNotFoundError",
+    "NLIBackend",
+    "NLIError",
+    "Passage",
+    "TransformersNLI",
+    "Verdict",
+    "VerifiedPassage",
+    "__version__",
+]
+
+
+def __getattr__(name: str):
+    # TransformersNLI lives behind a lazy import so `import mirage_core` never loads torch.
+    if name == "TransformersNLI":
+        from mirage_core.nli.transformers_nli import TransformersNLI
+
+        return TransformersNLI
+    raise AttributeError(f"module 'mirage_core' has no attribute {name!r}")

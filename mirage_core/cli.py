@@ -1,0 +1,97 @@
+"""The ``mirage`` command line: ``mirage defend`` plus subcommands registered by other modules.
+
+Subcommand modules expose ``register(subparsers)``; heavy imports stay inside their handlers so
+``mirage --help`` is instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+__all__ = ["main", "read_passages"]
+
+# Modules that add subcommands (train-nli, pollute, calibrate, bench, ...); absent ones are skipped.
+_SUBCOMMAND_MODULES = (
+    "mirage_core.training.cli",
+    "mirage_core.evaluation.cli",
+)
+
+
+def read_passages(path: str | Path) -> list[dict]:
+    """Read JSONL rows ``{"text", "source"|"url", "score", ...}``; blank lines are skipped."""
+    rows = []
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise SystemExit(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
+            if not isinstance(row, dict) or not isinstance(row.get("text"), str):
+                raise SystemExit(f"{path}:{lineno}: each row needs a string 'text' field")
+            rows.append(row)
+    return rows
+
+
+def _run_defend(args: argparse.Namespace) -> int:
+    from mirage_core.config import MirageConfig
+    from mirage_core.defense import Mirage
+
+    config = MirageConfig.from_file(args.config) if args.config else MirageConfig()
+    if args.paper:
+        config = MirageConfig.paper()
+    rows = read_passages(args.passages)
+    mirage = Mirage(config, nli=args.model)
+    verdict = mirage.defend(args.query, rows)
+    if args.json:
+        print(verdict.to_json(indent=2))
+    else:
+        print(verdict.explain(max_claims=args.max_claims))
+        if verdict.passed:
+            print("\nverified evidence:")
+            for vp in verdict.verified_passages():
+                src = verdict.claims[vp.claim_indices[0]].source
+                print(f"  [{vp.passage_index}] {src}: {vp.text}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="mirage", description="MIRAGE: keep polluted evidence out of RAG.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    defend = sub.add_parser("defend", help="run the defense on one query and a JSONL file of passages")
+    defend.add_argument("--query", required=True, help="the user question")
+    defend.add_argument("--passages", required=True, help="JSONL: one passage per line (text, source/url, score, ...)")
+    defend.add_argument("--model", default=None, help="NLI model: preset (paper, base, fast), hub id or local path; default: the packaged model")
+    defend.add_argument("--config", default=None, help="JSON file of MirageConfig fields (e.g. from `mirage calibrate`)")
+    defend.add_argument("--paper", action="store_true", help="use MirageConfig.paper() (the method exactly as published)")
+    defend.add_argument("--json", action="store_true", help="print the full verdict as JSON")
+    defend.add_argument("--max-claims", type=int, default=10, help="claims of S* listed in the text output")
+    defend.set_defaults(func=_run_defend)
+    for name in _SUBCOMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name and name.startswith(exc.name):
+                continue  # that part of mirage is not installed
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"mirage: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,168 @@
+"""Every threshold and weight of the method, validated once at construction."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Literal
+
+__all__ = ["ContradictionScope", "MirageConfig", "NLIErrorPolicy"]
+
+NLIErrorPolicy = Literal["fallback", "raise", "pass_through"]
+ContradictionScope = Literal["graph", "selected"]
+
+
+@dataclass(frozen=True)
+class MirageConfig:
+    """Configuration of the MIRAGE defense (names follow the paper; DESIGN.md §1).
+
+    Method (paper values; those marked *provisional* are for the calibration tool to fit):
+        tau: token-containment overlap a cross-source pair needs to be sent to NLI (0.3, provisional).
+        kappa: minimum p_contra for a contradiction edge to count (0.5, provisional).
+        alpha: weight of domain trust in the claim score (0.5, provisional).
+        beta: weight of the normalized retrieval score in the claim score (0.5, provisional).
+        r_max: highest contradiction ratio the gate lets through (0.3, provisional).
+        d_min: fewest distinct domains S* must span to pass the gate (2).
+        trust: domain -> trust in [0, 1]; ``default_trust`` (0.5) for unknown domains.
+        contradiction_scope: edges counted in r_contr: the whole claim graph (``"graph"``,
+            the paper's default) or only edges inside S* (``"selected"``).
+
+    Beyond the paper (DESIGN.md §1.8; :meth:`paper` turns them off):
+        min_support: claims with fewer corroborating sources never enter S* (0 = paper).
+        fact_check: treat a high-overlap pair whose sentences differ in a number, date or
+            proper name in the same position as a contradiction, whatever NLI says.
+        fact_overlap: overlap a pair needs before the fact check looks at it.
+
+    Engineering limits:
+        min_claim_tokens: sentences with fewer content tokens are not claims (2).
+        max_claims_per_passage: claims kept per passage, in reading order (64).
+        max_passage_chars: characters of a passage analyzed; the rest is ignored and the
+            verdict warns (20,000).
+        pairs_per_claim / max_pairs: the NLI pair budget per query,
+            ``min(max_pairs, pairs_per_claim * n_claims)`` candidate pairs (each is scored in
+            both directions). Every claim first keeps its best partner in each other source,
+            then the highest-overlap pairs fill the rest. ``None`` = no budget.
+        batch_size: NLI batch size hint passed to backends that batch (64).
+        nli_error_policy: what an NLI failure does: ``"fallback"`` (fail closed: no retrieved
+            text is used), ``"raise"`` (propagate :class:`~mirage_core.errors.NLIError`) or
+            ``"pass_through"`` (fail open: every claim is delivered unverified).
+    """
+
+    tau: float = 0.3
+    kappa: float = 0.5
+    alpha: float = 0.5
+    beta: float = 0.5
+    r_max: float = 0.3
+    d_min: int = 2
+    trust: Mapping[str, float] = field(default_factory=dict)
+    default_trust: float = 0.5
+    contradiction_scope: ContradictionScope = "graph"
+    min_support: int = 0
+    fact_check: bool = True
+    fact_overlap: float = 0.5
+    min_claim_tokens: int = 2
+    max_claims_per_passage: int = 64
+    max_passage_chars: int = 20_000
+    pairs_per_claim: int | None = 8
+    max_pairs: int | None = 4096
+    batch_size: int = 64
+    nli_error_policy: NLIErrorPolicy = "fallback"
+
+    def __post_init__(self) -> None:
+        def unit(name: str) -> None:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+                raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
+
+        def positive_int(name: str, allow_none: bool = False, minimum: int = 1) -> None:
+            value = getattr(self, name)
+            if value is None and allow_none:
+                return
+            if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+                raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
+
+        for name in ("tau", "kappa", "r_max", "default_trust", "fact_overlap"):
+            unit(name)
+        for name in ("alpha", "beta"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float) or not (
+                math.isfinite(value) and value >= 0
+            ):
+                raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+        positive_int("d_min")
+        positive_int("min_support", minimum=0)
+        positive_int("min_claim_tokens")
+        positive_int("max_claims_per_passage")
+        positive_int("max_passage_chars")
+        positive_int("pairs_per_claim", allow_none=True)
+        positive_int("max_pairs", allow_none=True)
+        positive_int("batch_size")
+        if self.contradiction_scope not in ("graph", "selected"):
+            raise ValueError(
+                f"contradiction_scope must be 'graph' or 'selected', got {self.contradiction_scope!r}"
+            )
+        if self.nli_error_policy not in ("fallback", "raise", "pass_through"):
+            raise ValueError(
+                "nli_error_policy must be 'fallback', 'raise' or 'pass_through', "
+                f"got {self.nli_error_policy!r}"
+            )
+        if not isinstance(self.fact_check, bool):
+            raise ValueError(f"fact_check must be a bool, got {self.fact_check!r}")
+        if not isinstance(self.trust, Mapping):
+            raise ValueError(f"trust must be a mapping domain -> [0, 1], got {type(self.trust).__name__}")
+        for domain, value in self.trust.items():
+            if not isinstance(domain, str):
+                raise ValueError(f"trust keys must be domain strings, got {domain!r}")
+            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+                raise ValueError(f"trust[{domain!r}] must be in [0, 1], got {value!r}")
+        object.__setattr__(
+            self, "trust", MappingProxyType({k.lower(): float(v) for k, v in self.trust.items()})
+        )
+
+    # -- constructors -------------------------------------------------------------------
+    @classmethod
+    def paper(cls, **overrides: Any) -> MirageConfig:
+        """The method exactly as published: no §1.8 options and no pair budget."""
+        base: dict[str, Any] = dict(min_support=0, fact_check=False, pairs_per_claim=None, max_pairs=None)
+        return cls(**(base | overrides))
+
+    def replace(self, **changes: Any) -> MirageConfig:
+        """A copy with some fields changed (validated again)."""
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data["trust"] = dict(self.trust)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> MirageConfig:
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"unknown MirageConfig fields: {sorted(unknown)}")
+        return cls(**dict(data))
+
+    def to_file(self, path: str | Path) -> None:
+        """Write the configuration as JSON (what ``mirage calibrate`` produces)."""
+        Path(path).write_text(json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n")
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> MirageConfig:
+        """Load a JSON file written by :meth:`to_file` or ``mirage calibrate``.
+
+        A file may hold the fields at top level or under a ``"config"`` key.
+        """
+        data = json.loads(Path(path).read_text())
+        if isinstance(data, dict) and "config" in data and isinstance(data["config"], dict):
+            data = data["config"]
+        if not isinstance(data, dict):
+            raise ValueError(f"{path}: expected a JSON object of MirageConfig fields")
+        return cls.from_dict(data)
+
+    def trust_of(self, domain: str) -> float:
+        return self.trust.get(domain.lower(), self.default_trust)

@@ -1,0 +1,314 @@
+"""The one entry point: :class:`Mirage` runs the method of DESIGN.md §1 on a query's passages."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from mirage_core.claims import clean_text, extract_claims
+from mirage_core.config import MirageConfig
+from mirage_core.errors import NLIError
+from mirage_core.factcheck import fact_conflict
+from mirage_core.graph import ClaimGraph, claim_scores, support_counts
+from mirage_core.nli.base import NLIBackend
+from mirage_core.pairs import CandidatePairs, apply_budget, candidate_pairs
+from mirage_core.selection import greedy_select
+from mirage_core.types import Claim, Passage, PassageLike, to_passage
+from mirage_core.verdict import Verdict
+
+__all__ = ["Mirage"]
+
+_EPS = 1e-9
+
+
+@dataclass
+class _Prepared:
+    """Everything up to the NLI call for one query."""
+
+    query: str
+    n_passages: int
+    claims: list[Claim] = field(default_factory=list)
+    pairs: CandidatePairs | None = None
+    conflict: np.ndarray | None = None
+    warnings: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+    early_reason: str | None = None  # set when there is nothing to verify
+
+
+def _check_query(query: object) -> str:
+    if not isinstance(query, str):
+        raise TypeError(f"query must be str, got {type(query).__name__}")
+    return query
+
+
+def _check_passages(passages: object) -> list[Passage]:
+    if isinstance(passages, str | bytes) or not isinstance(passages, Sequence):
+        raise TypeError(
+            f"passages must be a list of Passage / str / mapping, got {type(passages).__name__}"
+        )
+    return [to_passage(p) for p in passages]
+
+
+class Mirage:
+    """The MIRAGE defense.
+
+    Args:
+        config: thresholds and weights (:class:`MirageConfig`; defaults documented there).
+        nli: any :class:`~mirage_core.nli.base.NLIBackend`, a model name / path / preset for
+            :class:`~mirage_core.nli.transformers_nli.TransformersNLI`, or ``None`` for the
+            model packaged with mirage (loaded on first use).
+
+    ``defend`` is thread-safe; ``adefend`` runs it in a worker thread so the event loop never
+    waits on the model; ``defend_many`` scores the NLI pairs of all queries in shared batches.
+    """
+
+    def __init__(self, config: MirageConfig | None = None, nli: NLIBackend | str | None = None) -> None:
+        if config is not None and not isinstance(config, MirageConfig):
+            raise TypeError(f"config must be a MirageConfig, got {type(config).__name__}")
+        if nli is not None and not isinstance(nli, str) and not callable(getattr(nli, "predict", None)):
+            raise TypeError(
+                f"nli must have predict(premises, hypotheses), got {type(nli).__name__}; "
+                "wrap a function with CallableNLI(fn)"
+            )
+        self.config = config or MirageConfig()
+        self._nli_spec = nli
+        self._nli: NLIBackend | None = None if nli is None or isinstance(nli, str) else nli
+        self._nli_lock = threading.Lock()
+
+    @property
+    def nli(self) -> NLIBackend:
+        """The NLI backend (the packaged model is loaded here on first access)."""
+        if self._nli is None:
+            with self._nli_lock:
+                if self._nli is None:
+                    from mirage_core.nli.transformers_nli import TransformersNLI
+
+                    spec = self._nli_spec if isinstance(self._nli_spec, str) else None
+                    self._nli = TransformersNLI(spec, batch_size=self.config.batch_size)
+        return self._nli
+
+    def __repr__(self) -> str:
+        return f"Mirage(nli={self._nli or self._nli_spec!r})"
+
+    # -- public API ----------------------------------------------------------------------
+    def defend(self, query: str, passages: Sequence[PassageLike]) -> Verdict:
+        """Verify the claims of ``passages`` for ``query`` and decide the route."""
+        return self.defend_many([query], [passages])[0]
+
+    def defend_many(
+        self, queries: Sequence[str], passage_lists: Sequence[Sequence[PassageLike]]
+    ) -> list[Verdict]:
+        """``defend`` for many queries; their NLI pairs go to the backend in one call."""
+        if isinstance(queries, str) or len(queries) != len(passage_lists):
+            raise ValueError("defend_many needs one passage list per query (two sequences of equal length)")
+        prepared = [self._prepare(_check_query(q), _check_passages(p)) for q, p in zip(queries, passage_lists, strict=True)]
+        probs, error = self._score(prepared)
+        out = []
+        offset = 0
+        for prep in prepared:
+            n = 2 * len(prep.pairs) if prep.pairs is not None else 0
+            out.append(self._finish(prep, None if error else probs[offset : offset + n], error))
+            offset += n
+        return out
+
+    async def adefend(self, query: str, passages: Sequence[PassageLike]) -> Verdict:
+        """Async ``defend``: the CPU / model work runs in a worker thread."""
+        return await asyncio.to_thread(self.defend, query, passages)
+
+    async def adefend_many(
+        self, queries: Sequence[str], passage_lists: Sequence[Sequence[PassageLike]]
+    ) -> list[Verdict]:
+        """Async ``defend_many`` (one shared NLI call, off the event loop)."""
+        return await asyncio.to_thread(self.defend_many, queries, passage_lists)
+
+    # -- stages ----------------------------------------------------------------------------
+    def _prepare(self, query: str, passages: list[Passage]) -> _Prepared:
+        cfg = self.config
+        prep = _Prepared(query=query, n_passages=len(passages))
+        t0 = time.perf_counter()
+        if not passages:
+            prep.early_reason = "no evidence: no passages were retrieved"
+            return prep
+        kept, indices, seen = [], [], {}
+        for i, p in enumerate(passages):
+            norm = clean_text(p.text).lower()
+            if not norm:
+                prep.warnings.append(f"passage {i} is empty or whitespace; skipped")
+                continue
+            if norm in seen:
+                # Copies of one text are not independent corroboration.
+                prep.warnings.append(f"passage {i} duplicates passage {seen[norm]}; counted once")
+                continue
+            seen[norm] = i
+            if len(p.text) > cfg.max_passage_chars:
+                prep.warnings.append(
+                    f"passage {i} has {len(p.text):,} characters; only the first "
+                    f"{cfg.max_passage_chars:,} were analyzed"
+                )
+            kept.append(p)
+            indices.append(i)
+        scores = [p.score for p in kept]
+        have_scores = [s for s in scores if s is not None and math.isfinite(s)]
+        fill = min(have_scores) if have_scores else 1.0  # a missing score is the weakest
+        prep.claims = extract_claims(
+            kept,
+            indices=indices,
+            sources=[p.resolved_source(i) for p, i in zip(kept, indices, strict=True)],
+            domains=[p.resolved_domain(i) for p, i in zip(kept, indices, strict=True)],
+            scores=[float(s) if s is not None and math.isfinite(s) else fill for s in scores],
+            min_tokens=cfg.min_claim_tokens,
+            max_claims_per_passage=cfg.max_claims_per_passage,
+            max_chars=cfg.max_passage_chars,
+        )
+        with_claims = {c.passage_index for c in prep.claims}
+        for i in indices:
+            if i not in with_claims:
+                prep.warnings.append(
+                    f"passage {i} has no sentence with ≥ {cfg.min_claim_tokens} content tokens"
+                )
+        t1 = time.perf_counter()
+        prep.timings["claims"] = t1 - t0
+        if not prep.claims:
+            prep.early_reason = (
+                "no evidence: no passage holds a sentence with "
+                f"≥ {cfg.min_claim_tokens} content tokens"
+            )
+            return prep
+        pairs = candidate_pairs(prep.claims, cfg.tau)
+        prep.pairs = apply_budget(pairs, prep.claims, cfg.pairs_per_claim, cfg.max_pairs)
+        if cfg.fact_check and len(prep.pairs):
+            prep.conflict = np.array(
+                [
+                    ov >= cfg.fact_overlap and fact_conflict(prep.claims[a].text, prep.claims[b].text)
+                    for a, b, ov in zip(prep.pairs.left, prep.pairs.right, prep.pairs.overlap, strict=True)
+                ],
+                dtype=bool,
+            )
+        prep.timings["pairs"] = time.perf_counter() - t1
+        return prep
+
+    def _score(self, prepared: list[_Prepared]) -> tuple[np.ndarray, BaseException | None]:
+        """One NLI call for every directed pair of every query (both directions per pair)."""
+        premises: list[str] = []
+        hypotheses: list[str] = []
+        for prep in prepared:
+            if prep.pairs is None or not len(prep.pairs):
+                continue
+            texts = [c.text for c in prep.claims]
+            left = [texts[i] for i in prep.pairs.left]
+            right = [texts[i] for i in prep.pairs.right]
+            premises += left + right
+            hypotheses += right + left
+        if not premises:
+            return np.empty((0, 3)), None
+        t0 = time.perf_counter()
+        try:
+            from mirage_core.nli.base import validate_probs
+
+            probs = validate_probs(self.nli.predict(premises, hypotheses), len(premises))
+        except Exception as exc:
+            if self.config.nli_error_policy == "raise":
+                if isinstance(exc, NLIError):
+                    raise
+                raise NLIError(f"NLI backend failed: {type(exc).__name__}: {exc}") from exc
+            return np.empty((0, 3)), exc
+        elapsed = time.perf_counter() - t0
+        total = len(premises)
+        for prep in prepared:  # share the batched time by pair count
+            if prep.pairs is not None and len(prep.pairs):
+                prep.timings["nli"] = elapsed * 2 * len(prep.pairs) / total
+        return probs, None
+
+    def _finish(self, prep: _Prepared, probs: np.ndarray | None, error: BaseException | None) -> Verdict:
+        cfg = self.config
+        t0 = time.perf_counter()
+        claims = prep.claims
+        n = len(claims)
+        pairs = prep.pairs
+        stats = {
+            "claims": n,
+            "cross_source_pairs": pairs.total_cross_source if pairs else 0,
+            "prefiltered_pairs": pairs.prefiltered if pairs else 0,
+            "nli_pairs": len(pairs) if pairs else 0,
+        }
+        common: dict[str, Any] = dict(
+            query=prep.query,
+            claims=tuple(claims),
+            thresholds=cfg.to_dict(),
+            n_passages=prep.n_passages,
+            candidate_stats=stats,
+            warnings=tuple(prep.warnings),
+        )
+        if prep.early_reason is not None:
+            prep.timings["total"] = sum(prep.timings.values())
+            return Verdict(
+                decision="fallback", reason=prep.early_reason, selected=(), r_contr=0.0, d_src=0,
+                graph=ClaimGraph.empty(n), scores=np.zeros(n), support=np.zeros(n, dtype=np.int64),
+                timings=prep.timings, **common,
+            )
+        if error is not None:
+            message = f"{type(error).__name__}: {error}"
+            domains = {c.domain for c in claims}
+            if cfg.nli_error_policy == "pass_through":
+                decision, selected = "verified", tuple(range(n))
+                reason = f"NLI failed ({message}); pass_through policy: all {n} claims delivered unverified"
+            else:
+                decision, selected = "fallback", ()
+                reason = f"NLI failed ({message}); fallback policy: no retrieved text used"
+            prep.timings["total"] = sum(prep.timings.values())
+            return Verdict(
+                decision=decision, reason=reason, selected=selected, r_contr=float("nan"),
+                d_src=len(domains) if selected else 0, graph=ClaimGraph.empty(n),
+                scores=np.zeros(n), support=np.zeros(n, dtype=np.int64), timings=prep.timings,
+                nli_error=message, **common,
+            )
+
+        assert pairs is not None and probs is not None
+        graph = (
+            ClaimGraph.build(n, pairs.left, pairs.right, probs, cfg.kappa, prep.conflict)
+            if len(pairs)
+            else ClaimGraph.empty(n)
+        )
+        _, groups = np.unique([c.group for c in claims], return_inverse=True)
+        support = support_counts(graph, groups)
+        scores = claim_scores(claims, support, cfg)
+        t1 = time.perf_counter()
+        eligible = support >= cfg.min_support
+        selected = greedy_select(scores, graph.interaction_matrix(), eligible)
+        t2 = time.perf_counter()
+        members = np.asarray(selected, dtype=np.int64) if cfg.contradiction_scope == "selected" else None
+        e_supp, e_contr = graph.mass(members)
+        r_contr = e_contr / (e_supp + e_contr + _EPS)
+        d_src = len({claims[i].domain for i in selected})
+        decision, reason = self._gate(r_contr, d_src, len(selected), len({c.domain for c in claims}))
+        t3 = time.perf_counter()
+        prep.timings.update(graph=t1 - t0, select=t2 - t1, gate=t3 - t2)
+        prep.timings["total"] = sum(prep.timings.values())
+        return Verdict(
+            decision=decision, reason=reason, selected=tuple(selected), r_contr=float(r_contr),
+            d_src=d_src, graph=graph, scores=scores, support=support, timings=prep.timings, **common,
+        )
+
+    def _gate(self, r_contr: float, d_src: int, n_selected: int, n_domains: int) -> tuple[str, str]:
+        cfg = self.config
+        if n_selected == 0:
+            return "fallback", "blocked: no claim had a positive gain (S* is empty)"
+        problems = []
+        if r_contr > cfg.r_max:
+            problems.append(f"r_contr={r_contr:.3f} > r_max={cfg.r_max:g} (retrieved evidence contradicts itself)")
+        if d_src < cfg.d_min:
+            why = "only one domain in the evidence" if n_domains < 2 else "verified claims come from too few domains"
+            problems.append(f"d_src={d_src} < d_min={cfg.d_min} ({why})")
+        if problems:
+            return "fallback", "blocked: " + "; ".join(problems)
+        return "verified", (
+            f"passed: r_contr={r_contr:.3f} ≤ r_max={cfg.r_max:g}, d_src={d_src} ≥ d_min={cfg.d_min}; "
+            f"{n_selected} verified claims"
+        )

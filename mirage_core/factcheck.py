@@ -1,0 +1,57 @@
+"""The fact-conflict check beside the NLI model (DESIGN.md §1.8).
+
+NLI models, small and large, are weak at numbers and names: "born in 1961" vs "born in 1975"
+often comes out neutral. When two claims share most of their wording and differ, at the same
+position, in a number, a date or a proper name, the pair is a contradiction whatever the model
+says. Alignment is difflib's: a *short* replaced segment (≤ 3 tokens each side) with a fact
+token of the same kind on both sides is a conflict; additions alone never are.
+"""
+
+from __future__ import annotations
+
+import re
+from difflib import SequenceMatcher
+
+__all__ = ["fact_conflict"]
+
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)*%?|\w+(?:['’]\w+)?", re.UNICODE)
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*%?")
+_MONTHS = frozenset(
+    "january february march april may june july august september october november december".split()
+)
+_MAX_SEGMENT = 3
+
+
+def _kind(token: str, sentence_initial: bool) -> str | None:
+    if _NUMBER.fullmatch(token):
+        return "number"
+    low = token.lower()
+    if low in _MONTHS:
+        return "month"
+    if token[:1].isupper() and not sentence_initial:
+        return "name"
+    return None
+
+
+def _tokens(sentence: str) -> list[tuple[str, str | None]]:
+    out = []
+    for i, m in enumerate(_TOKEN.finditer(sentence)):
+        tok = m.group(0)
+        out.append((tok.lower().replace(",", ""), _kind(tok, i == 0)))
+    return out
+
+
+def fact_conflict(a: str, b: str) -> bool:
+    """True when ``a`` and ``b`` differ in a number, month or proper name at the same place."""
+    ta, tb = _tokens(a), _tokens(b)
+    if not ta or not tb:
+        return False
+    matcher = SequenceMatcher(a=[t for t, _ in ta], b=[t for t, _ in tb], autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op != "replace" or i2 - i1 > _MAX_SEGMENT or j2 - j1 > _MAX_SEGMENT:
+            continue
+        kinds_a = {k for _, k in ta[i1:i2] if k}
+        kinds_b = {k for _, k in tb[j1:j2] if k}
+        if kinds_a & kinds_b:
+            return True
+    return False

@@ -1,0 +1,109 @@
+"""Stage 3-4: the directed claim graph (NLI edge weights) and the claim scores s(c)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+
+from mirage_core.config import MirageConfig
+from mirage_core.types import Claim
+
+__all__ = ["ClaimGraph", "claim_scores", "edge_weights", "support_counts"]
+
+
+def edge_weights(
+    probs: np.ndarray, kappa: float, conflict: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """w_supp = max(0, 2·p_entail − 1); w_contr = p_contra where p_contra ≥ κ, else 0.
+
+    A fact conflict (see :mod:`mirage_core.factcheck`) sets w_contr = 1 and w_supp = 0.
+    """
+    w_supp = np.maximum(0.0, 2.0 * probs[:, 0] - 1.0)
+    w_contr = np.where(probs[:, 2] >= kappa, probs[:, 2], 0.0)
+    if conflict is not None and conflict.any():
+        w_supp = np.where(conflict, 0.0, w_supp)
+        w_contr = np.where(conflict, 1.0, w_contr)
+    return w_supp, w_contr
+
+
+@dataclass(frozen=True)
+class ClaimGraph:
+    """Directed edges premise → hypothesis with their NLI probabilities and weights."""
+
+    n_claims: int
+    premise: np.ndarray  # (E,) claim index
+    hypothesis: np.ndarray  # (E,) claim index
+    probs: np.ndarray  # (E, 3) [entail, neutral, contra]
+    w_supp: np.ndarray  # (E,)
+    w_contr: np.ndarray  # (E,)
+    fact_conflict: np.ndarray  # (E,) bool
+
+    @classmethod
+    def build(
+        cls,
+        n_claims: int,
+        left: np.ndarray,
+        right: np.ndarray,
+        probs: np.ndarray,
+        kappa: float,
+        conflict: np.ndarray | None = None,
+    ) -> ClaimGraph:
+        """``probs`` rows: first ``left→right`` for every pair, then ``right→left``."""
+        premise = np.concatenate([left, right]).astype(np.int64)
+        hypothesis = np.concatenate([right, left]).astype(np.int64)
+        both = np.zeros(premise.size, dtype=bool) if conflict is None else np.concatenate([conflict, conflict])
+        w_supp, w_contr = edge_weights(probs, kappa, both)
+        return cls(n_claims, premise, hypothesis, probs, w_supp, w_contr, both)
+
+    @classmethod
+    def empty(cls, n_claims: int) -> ClaimGraph:
+        e = np.empty(0, dtype=np.int64)
+        f = np.empty(0)
+        return cls(n_claims, e, e, np.empty((0, 3)), f, f, np.empty(0, dtype=bool))
+
+    def __len__(self) -> int:
+        return int(self.premise.size)
+
+    def interaction_matrix(self) -> sparse.csr_matrix:
+        """M[c, j] = w_supp(c,j) + w_supp(j,c) − w_contr(c,j) − w_contr(j,c) (symmetric)."""
+        net = self.w_supp - self.w_contr
+        n = self.n_claims
+        m = sparse.coo_matrix((net, (self.premise, self.hypothesis)), shape=(n, n))
+        return (m + m.T).tocsr()
+
+    def mass(self, members: np.ndarray | None = None) -> tuple[float, float]:
+        """(E_supp, E_contr): summed edge weights, optionally only edges inside ``members``."""
+        if members is None:
+            return float(self.w_supp.sum()), float(self.w_contr.sum())
+        inside = np.zeros(self.n_claims, dtype=bool)
+        inside[members] = True
+        mask = inside[self.premise] & inside[self.hypothesis]
+        return float(self.w_supp[mask].sum()), float(self.w_contr[mask].sum())
+
+
+def support_counts(graph: ClaimGraph, groups: np.ndarray) -> np.ndarray:
+    """n(c): distinct other independence groups holding a claim that supports c.
+
+    Only edges *into* c count (premise elsewhere, hypothesis c), and support from c's own
+    group is no corroboration.
+    """
+    mask = (graph.w_supp > 0) & (groups[graph.premise] != groups[graph.hypothesis])
+    if not mask.any():
+        return np.zeros(graph.n_claims, dtype=np.int64)
+    pairs = np.unique(np.stack([graph.hypothesis[mask], groups[graph.premise[mask]]]), axis=1)
+    return np.bincount(pairs[0], minlength=graph.n_claims).astype(np.int64)
+
+
+def claim_scores(
+    claims: Sequence[Claim], n_support: np.ndarray, config: MirageConfig
+) -> np.ndarray:
+    """s(c) = log(1 + n(c)) + α·trust(dom(c)) + β·r̃(c), with r̃ min-max normalized over the
+    query's claims (1.0 when scores are absent or all equal)."""
+    trust = np.array([config.trust_of(c.domain) for c in claims], dtype=np.float64)
+    raw = np.array([c.retrieval_score for c in claims], dtype=np.float64)
+    lo, hi = (raw.min(), raw.max()) if raw.size else (0.0, 0.0)
+    r_norm = (raw - lo) / (hi - lo) if hi - lo > 1e-12 else np.ones_like(raw)
+    return np.log1p(n_support) + config.alpha * trust + config.beta * r_norm

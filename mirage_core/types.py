@@ -1,0 +1,120 @@
+"""Plain data types of the engine: :class:`Passage` (input) and :class:`Claim` (a sentence of it)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+from urllib.parse import urlparse
+
+__all__ = ["Claim", "Passage", "PassageLike", "to_passage"]
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    """One retrieved passage.
+
+    Attributes:
+        text: the passage text.
+        source: identifier of where it came from (URL, file name, document id). Defaults to
+            ``metadata["url"]``, ``metadata["source"]``, ``metadata["id"]``, then ``passage-<i>``.
+        domain: the independent publisher it counts as (for trust and d_src). Defaults to the
+            host of a URL source (without ``www.``), otherwise the source itself.
+        score: the retriever's relevance score (any scale; min-max normalized per query).
+        metadata: anything else; never modified by mirage.
+    """
+
+    text: str
+    source: str | None = None
+    domain: str | None = None
+    score: float | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.text, str):
+            raise TypeError(f"Passage.text must be str, got {type(self.text).__name__}")
+        for name in ("source", "domain"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, str):
+                raise TypeError(f"Passage.{name} must be str or None, got {type(value).__name__}")
+        if self.score is not None:
+            if isinstance(self.score, bool) or not isinstance(self.score, int | float):
+                raise TypeError(f"Passage.score must be a number, got {type(self.score).__name__}")
+        if not isinstance(self.metadata, Mapping):
+            raise TypeError(f"Passage.metadata must be a mapping, got {type(self.metadata).__name__}")
+        # A read-only view: the engine can never write into the caller's metadata.
+        object.__setattr__(self, "metadata", MappingProxyType(dict(self.metadata)))
+
+    def resolved_source(self, index: int) -> str:
+        """The source id used for pairing: explicit, else from metadata, else ``passage-<index>``."""
+        if self.source:
+            return self.source
+        for key in ("url", "source", "id", "doc_id", "file_name"):
+            value = self.metadata.get(key)
+            if isinstance(value, str) and value.strip():
+                return value.strip()
+        return f"passage-{index}"
+
+    def resolved_domain(self, index: int) -> str:
+        """The domain used for trust and d_src: explicit, else the URL host, else the source."""
+        if self.domain:
+            return self.domain.lower()
+        source = self.resolved_source(index)
+        host = urlparse(source).netloc if "://" in source else ""
+        host = host.lower().split("@")[-1].split(":")[0]
+        if host.startswith("www."):
+            host = host[4:]
+        return host or source
+
+
+PassageLike = Passage | str | Mapping[str, Any]
+
+
+def to_passage(obj: PassageLike) -> Passage:
+    """Accept a :class:`Passage`, a plain string, or a mapping with ``text`` (JSONL rows)."""
+    if isinstance(obj, Passage):
+        return obj
+    if isinstance(obj, str):
+        return Passage(obj)
+    if isinstance(obj, Mapping):
+        if "text" not in obj:
+            raise TypeError("a passage mapping needs a 'text' key")
+        extra = {k: v for k, v in obj.items() if k not in ("text", "source", "domain", "score", "metadata")}
+        meta = dict(obj.get("metadata") or {}) | extra
+        source = obj.get("source") or obj.get("url")
+        score = obj.get("score")
+        return Passage(
+            text=obj["text"],
+            source=str(source) if source is not None else None,
+            domain=obj.get("domain"),
+            score=float(score) if score is not None and not isinstance(score, bool) else score,
+            metadata=meta,
+        )
+    raise TypeError(
+        f"a passage must be a Passage, str or mapping with 'text', got {type(obj).__name__}"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A sentence-level claim with its provenance.
+
+    ``start``/``end`` are character offsets into the original passage text, so
+    ``passage.text[start:end]`` is the claim (before whitespace normalization of ``text``).
+    """
+
+    index: int
+    text: str
+    passage_index: int
+    start: int
+    end: int
+    source: str
+    domain: str
+    retrieval_score: float
+    tokens: frozenset[str]
+    group: str = ""
+
+    @property
+    def span(self) -> tuple[int, int]:
+        return (self.start, self.end)
