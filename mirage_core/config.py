@@ -7,7 +7,6 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any, Literal
 
 __all__ = ["ContradictionScope", "MirageConfig", "NLIErrorPolicy"]
@@ -119,9 +118,11 @@ class MirageConfig:
                 raise ValueError(f"trust keys must be domain strings, got {domain!r}")
             if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
                 raise ValueError(f"trust[{domain!r}] must be in [0, 1], got {value!r}")
-        object.__setattr__(
-            self, "trust", MappingProxyType({k.lower(): float(v) for k, v in self.trust.items()})
-        )
+        # A private lower-cased copy (plain dict so configs pickle and deepcopy).
+        object.__setattr__(self, "trust", {k.lower(): float(v) for k, v in self.trust.items()})
+
+    def __hash__(self) -> int:
+        return hash(json.dumps(self.to_dict(), sort_keys=True))
 
     # -- constructors -------------------------------------------------------------------
     @classmethod

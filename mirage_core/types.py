@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import Any
 from urllib.parse import urlparse
 
@@ -43,8 +42,11 @@ class Passage:
                 raise TypeError(f"Passage.score must be a number, got {type(self.score).__name__}")
         if not isinstance(self.metadata, Mapping):
             raise TypeError(f"Passage.metadata must be a mapping, got {type(self.metadata).__name__}")
-        # A read-only view: the engine can never write into the caller's metadata.
-        object.__setattr__(self, "metadata", MappingProxyType(dict(self.metadata)))
+        # A private copy: nothing done to this Passage can reach the caller's mapping.
+        object.__setattr__(self, "metadata", dict(self.metadata))
+
+    def __hash__(self) -> int:
+        return hash((self.text, self.source, self.domain, self.score))
 
     def resolved_source(self, index: int) -> str:
         """The source id used for pairing: explicit, else from metadata, else ``passage-<index>``."""

@@ -1,0 +1,76 @@
+"""Fixtures shared by every test package: a deterministic NLI test double and small corpora.
+
+The double is for algorithm and adapter plumbing tests only; it is never a default anywhere.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mirage_core import CallableNLI, Mirage, MirageConfig, Passage
+from mirage_core.claims import content_tokens
+from mirage_core.factcheck import fact_conflict
+
+_NEGATIONS = {"not", "no", "never", "n't"}
+
+
+def lexical_nli(premises: list[str], hypotheses: list[str]) -> np.ndarray:
+    """Contradiction: same wording with a changed number/name or a negation flip.
+    Entailment: the hypothesis' content tokens are contained in the premise's. Else neutral."""
+    rows = []
+    for p, h in zip(premises, hypotheses, strict=True):
+        neg_p = bool(_NEGATIONS & set(p.lower().replace("n't", " n't").split()))
+        neg_h = bool(_NEGATIONS & set(h.lower().replace("n't", " n't").split()))
+        tp, th = content_tokens(p), content_tokens(h)
+        shared = len(tp & th) / max(1, min(len(tp), len(th)))
+        if shared >= 0.5 and (fact_conflict(p, h) or neg_p != neg_h):
+            rows.append([0.02, 0.03, 0.95])
+        elif th and th <= tp:
+            rows.append([0.95, 0.04, 0.01])
+        else:
+            rows.append([0.05, 0.9, 0.05])
+    return np.asarray(rows, dtype=np.float64).reshape(-1, 3)
+
+
+@pytest.fixture
+def fake_nli() -> CallableNLI:
+    """A fresh deterministic NLI test double (own cache per test)."""
+    return CallableNLI(lexical_nli)
+
+
+@pytest.fixture
+def mirage(fake_nli: CallableNLI) -> Mirage:
+    return Mirage(MirageConfig(), nli=fake_nli)
+
+
+@pytest.fixture
+def clean_passages() -> list[Passage]:
+    """Three independent sources that agree."""
+    return [
+        Passage(
+            "The Eiffel Tower is located in Paris. The tower was completed in 1889.",
+            source="https://www.britannica.com/eiffel",
+            score=0.92,
+        ),
+        Passage(
+            "The Eiffel Tower is located in Paris, France. The tower was completed in 1889 for the World's Fair.",
+            source="https://en.wikipedia.org/wiki/Eiffel_Tower",
+            score=0.88,
+        ),
+        Passage(
+            "Gustave Eiffel's company built it. The Eiffel Tower is located in Paris.",
+            source="https://www.history.com/eiffel",
+            score=0.75,
+        ),
+    ]
+
+
+@pytest.fixture
+def polluted_passages() -> list[Passage]:
+    """Sources that contradict each other on every fact."""
+    return [
+        Passage("The Eiffel Tower is located in Paris. The tower was completed in 1889.", source="https://a.example/1", score=0.9),
+        Passage("The Eiffel Tower is located in Rome. The tower was completed in 1925.", source="https://b.example/2", score=0.9),
+        Passage("The Eiffel Tower is located in Berlin. The tower was completed in 1950.", source="https://c.example/3", score=0.9),
+    ]

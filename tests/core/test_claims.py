@@ -1,0 +1,43 @@
+from mirage_core.claims import content_tokens, extract_claims, split_sentences
+from mirage_core.types import Passage
+
+
+def _claims(text: str, **kw):
+    p = Passage(text)
+    args = dict(min_tokens=2, max_claims_per_passage=64, max_chars=20_000) | kw
+    return extract_claims([p], indices=[0], sources=["s"], domains=["d"], scores=[1.0], **args)
+
+
+def test_splitter_handles_abbreviations_decimals_quotes_and_cjk():
+    text = 'Dr. Smith paid $3.50 in the U.S. on Monday. "Is it true?" she asked. 東京は日本の首都です。大阪は大きい！'
+    sents = [text[s:e] for s, e in split_sentences(text)]
+    assert sents == [
+        "Dr. Smith paid $3.50 in the U.S. on Monday.",
+        '"Is it true?" she asked.',
+        "東京は日本の首都です。",
+        "大阪は大きい！",
+    ]
+
+
+def test_spans_point_into_the_original_text_even_with_repeats():
+    text = "The cat sat here today.  The cat sat here today. Then it left the room."
+    claims = _claims(text)
+    assert [text[c.start : c.end] for c in claims] == [c.text for c in claims]
+    assert claims[0].start != claims[1].start
+
+
+def test_content_tokens_keep_numbers_drop_stopwords_and_bigram_cjk():
+    assert content_tokens("The population was 1,000 in 2023.") == {"population", "1000", "2023"}
+    assert content_tokens("東京です") == {"東京", "京で", "です"}
+
+
+def test_fragments_below_min_tokens_and_caps():
+    text = "Yes. The bridge opened in 1937. It spans the Golden Gate strait. Ok then."
+    assert [c.text for c in _claims(text)] == ["The bridge opened in 1937.", "It spans the Golden Gate strait."]
+    assert len(_claims(text, max_claims_per_passage=1)) == 1
+    assert _claims(text, max_chars=10) == []
+
+
+def test_control_characters_are_cleaned_from_claim_text():
+    claims = _claims("The\x00 river\x07 floods every spring season.")
+    assert claims[0].text == "The river floods every spring season."
