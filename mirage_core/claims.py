@@ -32,9 +32,7 @@ STOPWORDS = frozenset(
 # "not"/"no"/"never" are stopwords for *overlap* (they must not stop a polarity flip from
 # pairing with its original); the NLI model sees the full sentences.
 
-_CJK = (
-    r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"  # kana, CJK, hangul
-)
+_CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"  # kana, CJK, hangul
 _CJK_RUN = re.compile(f"[{_CJK}]+")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _WORD = re.compile(rf"(?:\d+(?:[.,]\d+)*|[^\W\d_{_CJK}][^\W_{_CJK}]*(?:['’][^\W\d_]+)?)")
@@ -113,13 +111,15 @@ def extract_claims(
     min_tokens: int,
     max_claims_per_passage: int,
     max_chars: int,
+    groups: Sequence[str] | None = None,
     start_index: int = 0,
 ) -> list[Claim]:
     """Split each passage into claims, dropping fragments with fewer than ``min_tokens``
-    content tokens. ``indices`` are the passages' positions in the caller's list."""
+    content tokens. ``indices`` are the passages' positions in the caller's list; ``groups``
+    their independence groups (default: the source)."""
     claims: list[Claim] = []
-    for passage, p_idx, source, domain, score in zip(
-        passages, indices, sources, domains, scores, strict=True
+    for passage, p_idx, source, domain, score, group in zip(
+        passages, indices, sources, domains, scores, groups or sources, strict=True
     ):
         text = passage.text[:max_chars]
         kept = 0
@@ -141,7 +141,7 @@ def extract_claims(
                     domain=domain,
                     retrieval_score=score,
                     tokens=tokens,
-                    group=source,
+                    group=group,
                 )
             )
             kept += 1

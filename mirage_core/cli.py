@@ -13,6 +13,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from mirage_core.defense import Mirage
+
 __all__ = ["main", "read_passages"]
 
 # Modules that add subcommands (train-nli, pollute, calibrate, bench, ...); absent ones are skipped.
@@ -39,15 +41,18 @@ def read_passages(path: str | Path) -> list[dict]:
     return rows
 
 
+def _make_mirage(config, model: str | None):
+    return Mirage(config, nli=model)
+
+
 def _run_defend(args: argparse.Namespace) -> int:
     from mirage_core.config import MirageConfig
-    from mirage_core.defense import Mirage
 
     config = MirageConfig.from_file(args.config) if args.config else MirageConfig()
     if args.paper:
         config = MirageConfig.paper()
     rows = read_passages(args.passages)
-    mirage = Mirage(config, nli=args.model)
+    mirage = _make_mirage(config, args.model)
     verdict = mirage.defend(args.query, rows)
     if args.json:
         print(verdict.to_json(indent=2))
@@ -62,16 +67,38 @@ def _run_defend(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="mirage", description="MIRAGE: keep polluted evidence out of RAG.")
+    parser = argparse.ArgumentParser(
+        prog="mirage", description="MIRAGE: keep polluted evidence out of RAG."
+    )
     sub = parser.add_subparsers(dest="command", required=True)
-    defend = sub.add_parser("defend", help="run the defense on one query and a JSONL file of passages")
+    defend = sub.add_parser(
+        "defend", help="run the defense on one query and a JSONL file of passages"
+    )
     defend.add_argument("--query", required=True, help="the user question")
-    defend.add_argument("--passages", required=True, help="JSONL: one passage per line (text, source/url, score, ...)")
-    defend.add_argument("--model", default=None, help="NLI model: preset (paper, base, fast), hub id or local path; default: the packaged model")
-    defend.add_argument("--config", default=None, help="JSON file of MirageConfig fields (e.g. from `mirage calibrate`)")
-    defend.add_argument("--paper", action="store_true", help="use MirageConfig.paper() (the method exactly as published)")
+    defend.add_argument(
+        "--passages",
+        required=True,
+        help="JSONL: one passage per line (text, source/url, score, ...)",
+    )
+    defend.add_argument(
+        "--model",
+        default=None,
+        help="NLI model: preset (paper, base, fast), hub id or local path; default: the packaged model",
+    )
+    defend.add_argument(
+        "--config",
+        default=None,
+        help="JSON file of MirageConfig fields (e.g. from `mirage calibrate`)",
+    )
+    defend.add_argument(
+        "--paper",
+        action="store_true",
+        help="use MirageConfig.paper() (the method exactly as published)",
+    )
     defend.add_argument("--json", action="store_true", help="print the full verdict as JSON")
-    defend.add_argument("--max-claims", type=int, default=10, help="claims of S* listed in the text output")
+    defend.add_argument(
+        "--max-claims", type=int, default=10, help="claims of S* listed in the text output"
+    )
     defend.set_defaults(func=_run_defend)
     for name in _SUBCOMMAND_MODULES:
         try:

@@ -9,9 +9,10 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 
-__all__ = ["ContradictionScope", "MirageConfig", "NLIErrorPolicy"]
+__all__ = ["ContradictionScope", "Independence", "MirageConfig", "NLIErrorPolicy"]
 
 NLIErrorPolicy = Literal["fallback", "raise", "pass_through"]
+Independence = Literal["none", "domain", "embedding"]
 ContradictionScope = Literal["graph", "selected"]
 
 
@@ -35,6 +36,21 @@ class MirageConfig:
         fact_check: treat a high-overlap pair whose sentences differ in a number, date or
             proper name in the same position as a contradiction, whatever NLI says.
         fact_overlap: overlap a pair needs before the fact check looks at it.
+
+    Source independence (coordinated poisoning; :meth:`paper` uses ``"none"``):
+        independence: what counts as one source for n(c) and d_src: ``"none"`` (every
+            source, the paper), ``"domain"`` (one per publisher domain) or ``"embedding"``
+            (same domain *or* near-duplicate passages, cosine ≥ ``duplicate_threshold``).
+            Support between claims of one group is no corroboration.
+        duplicate_threshold: passage cosine at which two passages are one source (0.8).
+        coordination_z: a multi-passage group whose internal similarity is this many robust
+            standard deviations above the query's median, and that contradicts other groups,
+            is flagged as coordinated (2.0; needs embeddings).
+        coordinated_trust: trust given to claims of a flagged group (0.0; ``None`` = unchanged).
+        block_on_tie: block when the claims rejected for contradicting S* have at least as many
+            independent groups behind them as the S* claims they contradict (True).
+        paraphrase_pairs: also pair claims whose embeddings have cosine ≥
+            ``paraphrase_threshold`` when their token overlap is under τ (False).
 
     Engineering limits:
         min_claim_tokens: sentences with fewer content tokens are not claims (2).
@@ -63,6 +79,13 @@ class MirageConfig:
     min_support: int = 0
     fact_check: bool = True
     fact_overlap: float = 0.5
+    independence: Independence = "domain"
+    duplicate_threshold: float = 0.8
+    coordination_z: float = 2.0
+    coordinated_trust: float | None = 0.0
+    block_on_tie: bool = True
+    paraphrase_pairs: bool = False
+    paraphrase_threshold: float = 0.75
     min_claim_tokens: int = 2
     max_claims_per_passage: int = 64
     max_passage_chars: int = 20_000
@@ -84,12 +107,34 @@ class MirageConfig:
             if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
                 raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
 
-        for name in ("tau", "kappa", "r_max", "default_trust", "fact_overlap"):
+        for name in (
+            "tau",
+            "kappa",
+            "r_max",
+            "default_trust",
+            "fact_overlap",
+            "duplicate_threshold",
+            "paraphrase_threshold",
+        ):
             unit(name)
+        if self.coordinated_trust is not None:
+            unit("coordinated_trust")
+        if (
+            isinstance(self.coordination_z, bool)
+            or not isinstance(self.coordination_z, int | float)
+            or not math.isfinite(self.coordination_z)
+        ):
+            raise ValueError(f"coordination_z must be a finite number, got {self.coordination_z!r}")
+        if self.independence not in ("none", "domain", "embedding"):
+            raise ValueError(
+                f"independence must be 'none', 'domain' or 'embedding', got {self.independence!r}"
+            )
         for name in ("alpha", "beta"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | float) or not (
-                math.isfinite(value) and value >= 0
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not (math.isfinite(value) and value >= 0)
             ):
                 raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
         positive_int("d_min")
@@ -109,10 +154,13 @@ class MirageConfig:
                 "nli_error_policy must be 'fallback', 'raise' or 'pass_through', "
                 f"got {self.nli_error_policy!r}"
             )
-        if not isinstance(self.fact_check, bool):
-            raise ValueError(f"fact_check must be a bool, got {self.fact_check!r}")
+        for name in ("fact_check", "block_on_tie", "paraphrase_pairs"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be a bool, got {getattr(self, name)!r}")
         if not isinstance(self.trust, Mapping):
-            raise ValueError(f"trust must be a mapping domain -> [0, 1], got {type(self.trust).__name__}")
+            raise ValueError(
+                f"trust must be a mapping domain -> [0, 1], got {type(self.trust).__name__}"
+            )
         for domain, value in self.trust.items():
             if not isinstance(domain, str):
                 raise ValueError(f"trust keys must be domain strings, got {domain!r}")
@@ -127,8 +175,18 @@ class MirageConfig:
     # -- constructors -------------------------------------------------------------------
     @classmethod
     def paper(cls, **overrides: Any) -> MirageConfig:
-        """The method exactly as published: no §1.8 options and no pair budget."""
-        base: dict[str, Any] = dict(min_support=0, fact_check=False, pairs_per_claim=None, max_pairs=None)
+        """The method exactly as published: no §1.8 options, no independence groups, no
+        coordination handling and no pair budget."""
+        base: dict[str, Any] = dict(
+            min_support=0,
+            fact_check=False,
+            pairs_per_claim=None,
+            max_pairs=None,
+            independence="none",
+            coordinated_trust=None,
+            block_on_tie=False,
+            paraphrase_pairs=False,
+        )
         return cls(**(base | overrides))
 
     def replace(self, **changes: Any) -> MirageConfig:
@@ -164,6 +222,10 @@ class MirageConfig:
         if not isinstance(data, dict):
             raise ValueError(f"{path}: expected a JSON object of MirageConfig fields")
         return cls.from_dict(data)
+
+    @property
+    def needs_embeddings(self) -> bool:
+        return self.independence == "embedding" or self.paraphrase_pairs
 
     def trust_of(self, domain: str) -> float:
         return self.trust.get(domain.lower(), self.default_trust)

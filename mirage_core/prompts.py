@@ -54,5 +54,7 @@ def format_claims(claims: Iterable[Claim]) -> str:
 def render_prompt(question: str, verdict: Verdict | None) -> str:
     """The prompt for ``verdict``'s route (the fallback prompt when ``verdict`` is None)."""
     if verdict is not None and verdict.passed:
-        return VERIFIED_PROMPT.format(evidence=format_claims(verdict.verified_claims), question=question)
+        return VERIFIED_PROMPT.format(
+            evidence=format_claims(verdict.verified_claims), question=question
+        )
     return FALLBACK_PROMPT.format(question=question)

@@ -41,7 +41,9 @@ class Passage:
             if isinstance(self.score, bool) or not isinstance(self.score, int | float):
                 raise TypeError(f"Passage.score must be a number, got {type(self.score).__name__}")
         if not isinstance(self.metadata, Mapping):
-            raise TypeError(f"Passage.metadata must be a mapping, got {type(self.metadata).__name__}")
+            raise TypeError(
+                f"Passage.metadata must be a mapping, got {type(self.metadata).__name__}"
+            )
         # A private copy: nothing done to this Passage can reach the caller's mapping.
         object.__setattr__(self, "metadata", dict(self.metadata))
 
@@ -82,7 +84,11 @@ def to_passage(obj: PassageLike) -> Passage:
     if isinstance(obj, Mapping):
         if "text" not in obj:
             raise TypeError("a passage mapping needs a 'text' key")
-        extra = {k: v for k, v in obj.items() if k not in ("text", "source", "domain", "score", "metadata")}
+        extra = {
+            k: v
+            for k, v in obj.items()
+            if k not in ("text", "source", "domain", "score", "metadata")
+        }
         meta = dict(obj.get("metadata") or {}) | extra
         source = obj.get("source") or obj.get("url")
         score = obj.get("score")

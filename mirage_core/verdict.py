@@ -12,7 +12,7 @@ import numpy as np
 from mirage_core.graph import ClaimGraph
 from mirage_core.types import Claim
 
-__all__ = ["Decision", "Edge", "VerifiedPassage", "Verdict"]
+__all__ = ["Decision", "Edge", "Verdict", "VerifiedPassage"]
 
 Decision = Literal["verified", "fallback"]
 
@@ -91,7 +91,16 @@ class Verdict:
     def edges(self) -> list[Edge]:
         g = self.graph
         return [
-            Edge(int(p), int(h), float(pr[0]), float(pr[1]), float(pr[2]), float(s), float(c), bool(f))
+            Edge(
+                int(p),
+                int(h),
+                float(pr[0]),
+                float(pr[1]),
+                float(pr[2]),
+                float(s),
+                float(c),
+                bool(f),
+            )
             for p, h, pr, s, c, f in zip(
                 g.premise, g.hypothesis, g.probs, g.w_supp, g.w_contr, g.fact_conflict, strict=True
             )
@@ -103,7 +112,9 @@ class Verdict:
         if not self.passed:
             return []
         by_passage: dict[int, list[int]] = {}
-        for i in sorted(self.selected, key=lambda i: (self.claims[i].passage_index, self.claims[i].start)):
+        for i in sorted(
+            self.selected, key=lambda i: (self.claims[i].passage_index, self.claims[i].start)
+        ):
             by_passage.setdefault(self.claims[i].passage_index, []).append(i)
         g = self.graph
         supporting = g.w_supp > 0
@@ -181,7 +192,9 @@ class Verdict:
         whether they are in S*; edges carry probabilities and weights."""
         import networkx as nx
 
-        graph = nx.DiGraph(query=self.query, decision=self.decision, r_contr=self.r_contr, d_src=self.d_src)
+        graph = nx.DiGraph(
+            query=self.query, decision=self.decision, r_contr=self.r_contr, d_src=self.d_src
+        )
         selected = set(self.selected)
         for c in self.claims:
             graph.add_node(
@@ -238,7 +251,9 @@ class Verdict:
         for w in self.warnings:
             lines.append(f"warning: {w}")
         if self.timings:
-            lines.append("timings: " + ", ".join(f"{k}={v * 1000:.1f}ms" for k, v in self.timings.items()))
+            lines.append(
+                "timings: " + ", ".join(f"{k}={v * 1000:.1f}ms" for k, v in self.timings.items())
+            )
         return "\n".join(lines)
 
     def __repr__(self) -> str:

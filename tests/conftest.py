@@ -70,7 +70,19 @@ def clean_passages() -> list[Passage]:
 def polluted_passages() -> list[Passage]:
     """Sources that contradict each other on every fact."""
     return [
-        Passage("The Eiffel Tower is located in Paris. The tower was completed in 1889.", source="https://a.example/1", score=0.9),
-        Passage("The Eiffel Tower is located in Rome. The tower was completed in 1925.", source="https://b.example/2", score=0.9),
-        Passage("The Eiffel Tower is located in Berlin. The tower was completed in 1950.", source="https://c.example/3", score=0.9),
+        Passage(
+            "The Eiffel Tower is located in Paris. The tower was completed in 1889.",
+            source="https://a.example/1",
+            score=0.9,
+        ),
+        Passage(
+            "The Eiffel Tower is located in Rome. The tower was completed in 1925.",
+            source="https://b.example/2",
+            score=0.9,
+        ),
+        Passage(
+            "The Eiffel Tower is located in Berlin. The tower was completed in 1950.",
+            source="https://c.example/3",
+            score=0.9,
+        ),
     ]

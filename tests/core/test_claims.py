@@ -33,7 +33,10 @@ def test_content_tokens_keep_numbers_drop_stopwords_and_bigram_cjk():
 
 def test_fragments_below_min_tokens_and_caps():
     text = "Yes. The bridge opened in 1937. It spans the Golden Gate strait. Ok then."
-    assert [c.text for c in _claims(text)] == ["The bridge opened in 1937.", "It spans the Golden Gate strait."]
+    assert [c.text for c in _claims(text)] == [
+        "The bridge opened in 1937.",
+        "It spans the Golden Gate strait.",
+    ]
     assert len(_claims(text, max_claims_per_passage=1)) == 1
     assert _claims(text, max_chars=10) == []
 

@@ -23,7 +23,10 @@ def test_clean_evidence_passes_and_polluted_is_blocked(mirage, clean_passages, p
 
 
 def test_minority_pollution_is_kept_out_of_s_star(mirage, clean_passages):
-    poisoned = Passage("The Eiffel Tower is located in Paris. The tower was completed in 1925.", source="https://evil.example")
+    poisoned = Passage(
+        "The Eiffel Tower is located in Paris. The tower was completed in 1925.",
+        source="https://evil.example",
+    )
     v = mirage.defend(QUERY, [*clean_passages, poisoned])
     delivered = " ".join(vp.text for vp in v.verified_passages())
     assert "1889" in delivered and "1925" not in delivered
@@ -48,7 +51,7 @@ def test_wrong_types_raise_type_error(mirage, bad):
 
 
 def test_non_str_text_and_query_raise(mirage):
-    with pytest.raises(TypeError, match="Passage.text must be str"):
+    with pytest.raises(TypeError, match=r"Passage\.text must be str"):
         Passage(123)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="query must be str"):
         mirage.defend(None, ["text"])  # type: ignore[arg-type]
@@ -69,7 +72,13 @@ def test_empty_and_whitespace_texts(mirage, clean_passages):
 
 def test_one_source_only(mirage):
     text = "The Eiffel Tower is located in Paris. The tower was completed in 1889."
-    v = mirage.defend(QUERY, [Passage(text, source="https://one.org/a"), Passage(text + " It is tall and iron.", source="https://one.org/b")])
+    v = mirage.defend(
+        QUERY,
+        [
+            Passage(text, source="https://one.org/a"),
+            Passage(text + " It is tall and iron.", source="https://one.org/b"),
+        ],
+    )
     assert v.decision == "fallback" and "only one domain" in v.reason
 
 
@@ -82,7 +91,10 @@ def test_duplicate_passages_count_once(mirage, clean_passages):
 
 
 def test_very_long_passage_is_truncated_with_a_warning(mirage, clean_passages):
-    long_text = "The Eiffel Tower is located in Paris. " + "Lorem ipsum dolor sit amet, consectetur. " * 5000
+    long_text = (
+        "The Eiffel Tower is located in Paris. "
+        + "Lorem ipsum dolor sit amet, consectetur. " * 5000
+    )
     assert len(long_text) > 200_000
     v = mirage.defend(QUERY, [*clean_passages, Passage(long_text, source="https://long.example")])
     assert any("only the first 20,000 were analyzed" in w for w in v.warnings)
@@ -102,16 +114,25 @@ def test_binary_junk_and_control_characters(mirage, clean_passages):
 
 
 def test_missing_metadata_gets_positional_sources(mirage):
-    v = mirage.defend(QUERY, ["The Eiffel Tower is located in Paris.", "The Eiffel Tower is located in Paris, France."])
+    v = mirage.defend(
+        QUERY,
+        ["The Eiffel Tower is located in Paris.", "The Eiffel Tower is located in Paris, France."],
+    )
     assert {c.source for c in v.claims} == {"passage-0", "passage-1"}
     assert v.decision == "verified"
 
 
 def test_non_english_text(mirage):
     zh = ["埃菲尔铁塔位于巴黎。它建于1889年。", "埃菲尔铁塔位于巴黎。它是一座铁塔。"]
-    v = mirage.defend("埃菲尔铁塔在哪里？", [Passage(t, source=f"https://zh{i}.example") for i, t in enumerate(zh)])
+    v = mirage.defend(
+        "埃菲尔铁塔在哪里？",
+        [Passage(t, source=f"https://zh{i}.example") for i, t in enumerate(zh)],
+    )
     assert v.claims and v.decision == "verified"
-    ru = mirage.defend("Где находится Эйфелева башня?", ["Эйфелева башня находится в Париже.", "Эйфелева башня находится в Париже, Франция."])
+    ru = mirage.defend(
+        "Где находится Эйфелева башня?",
+        ["Эйфелева башня находится в Париже.", "Эйфелева башня находится в Париже, Франция."],
+    )
     assert len(ru.claims) == 2 and ru.decision == "verified"
 
 
@@ -121,10 +142,15 @@ def _failing(premises, hypotheses):
 
 @pytest.mark.parametrize(
     ("policy", "decision", "text"),
-    [("fallback", "fallback", "fallback policy"), ("pass_through", "verified", "pass_through policy")],
+    [
+        ("fallback", "fallback", "fallback policy"),
+        ("pass_through", "verified", "pass_through policy"),
+    ],
 )
 def test_nli_error_policy(clean_passages, policy, decision, text):
-    v = Mirage(MirageConfig(nli_error_policy=policy), CallableNLI(_failing)).defend(QUERY, clean_passages)
+    v = Mirage(MirageConfig(nli_error_policy=policy), CallableNLI(_failing)).defend(
+        QUERY, clean_passages
+    )
     assert v.decision == decision and text in v.reason and "model server down" in v.nli_error
     if decision == "verified":
         assert len(v.selected) == len(v.claims)
@@ -133,13 +159,17 @@ def test_nli_error_policy(clean_passages, policy, decision, text):
 
 def test_nli_error_policy_raise(clean_passages):
     with pytest.raises(NLIError, match="model server down"):
-        Mirage(MirageConfig(nli_error_policy="raise"), CallableNLI(_failing)).defend(QUERY, clean_passages)
+        Mirage(MirageConfig(nli_error_policy="raise"), CallableNLI(_failing)).defend(
+            QUERY, clean_passages
+        )
     bad_shape = CallableNLI(lambda p, h: np.zeros((len(p), 2)))
     with pytest.raises(NLIError, match="shape"):
         Mirage(MirageConfig(nli_error_policy="raise"), bad_shape).defend(QUERY, clean_passages)
 
 
-def test_defend_many_shares_one_nli_call_and_equals_defend(fake_nli, clean_passages, polluted_passages):
+def test_defend_many_shares_one_nli_call_and_equals_defend(
+    fake_nli, clean_passages, polluted_passages
+):
     calls = []
 
     class Spy:
@@ -150,14 +180,21 @@ def test_defend_many_shares_one_nli_call_and_equals_defend(fake_nli, clean_passa
     m = Mirage(MirageConfig(), Spy())
     many = m.defend_many([QUERY, QUERY], [clean_passages, polluted_passages])
     assert len(calls) == 1
-    single = [Mirage(MirageConfig(), fake_nli).defend(QUERY, ps) for ps in (clean_passages, polluted_passages)]
+    single = [
+        Mirage(MirageConfig(), fake_nli).defend(QUERY, ps)
+        for ps in (clean_passages, polluted_passages)
+    ]
     for a, b in zip(many, single):
-        assert a.to_dict(include_edges=True) | {"timings": {}} == b.to_dict(include_edges=True) | {"timings": {}}
+        assert a.to_dict(include_edges=True) | {"timings": {}} == b.to_dict(include_edges=True) | {
+            "timings": {}
+        }
     with pytest.raises(ValueError):
         m.defend_many([QUERY], [])
 
 
-async def test_adefend_equals_defend_and_runs_concurrently(mirage, clean_passages, polluted_passages):
+async def test_adefend_equals_defend_and_runs_concurrently(
+    mirage, clean_passages, polluted_passages
+):
     inputs = [clean_passages, polluted_passages] * 8
     results = await asyncio.gather(*(mirage.adefend(QUERY, ps) for ps in inputs))
     assert [r.decision for r in results] == [mirage.defend(QUERY, ps).decision for ps in inputs]

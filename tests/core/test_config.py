@@ -1,0 +1,74 @@
+import copy
+import pickle
+
+import pytest
+
+from mirage_core import MirageConfig
+
+
+def test_defaults_and_paper():
+    cfg = MirageConfig()
+    assert (cfg.tau, cfg.kappa, cfg.alpha, cfg.beta, cfg.r_max, cfg.d_min, cfg.default_trust) == (
+        0.3,
+        0.5,
+        0.5,
+        0.5,
+        0.3,
+        2,
+        0.5,
+    )
+    paper = MirageConfig.paper()
+    assert (
+        paper.fact_check is False
+        and paper.min_support == 0
+        and paper.pairs_per_claim is None
+        and paper.max_pairs is None
+    )
+    assert MirageConfig.paper(r_max=0.2).r_max == 0.2
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"tau": 1.5},
+        {"kappa": -0.1},
+        {"r_max": "0.3"},
+        {"alpha": -1},
+        {"beta": float("inf")},
+        {"d_min": 0},
+        {"d_min": 1.5},
+        {"min_support": -1},
+        {"min_claim_tokens": 0},
+        {"pairs_per_claim": 0},
+        {"max_pairs": True},
+        {"batch_size": 0},
+        {"contradiction_scope": "all"},
+        {"nli_error_policy": "ignore"},
+        {"trust": {"a.org": 2}},
+        {"trust": [("a.org", 1)]},
+        {"fact_check": "yes"},
+    ],
+)
+def test_invalid_values_raise_value_error(kwargs):
+    with pytest.raises(ValueError):
+        MirageConfig(**kwargs)
+
+
+def test_trust_is_copied_lower_cased_and_defaulted():
+    trust = {"Example.ORG": 0.9}
+    cfg = MirageConfig(trust=trust)
+    trust["other.org"] = 0.1
+    assert cfg.trust_of("example.org") == 0.9 and cfg.trust_of("other.org") == 0.5
+
+
+def test_round_trips_through_file_pickle_and_copy(tmp_path):
+    cfg = MirageConfig(r_max=0.25, trust={"a.org": 1.0}, contradiction_scope="selected")
+    path = tmp_path / "cfg.json"
+    cfg.to_file(path)
+    assert MirageConfig.from_file(path) == cfg
+    assert pickle.loads(pickle.dumps(cfg)) == cfg == copy.deepcopy(cfg)
+    assert hash(cfg) == hash(MirageConfig.from_file(path))
+    (tmp_path / "wrapped.json").write_text('{"config": {"r_max": 0.1}, "score": 1}')
+    assert MirageConfig.from_file(tmp_path / "wrapped.json").r_max == 0.1
+    with pytest.raises(ValueError, match="unknown"):
+        MirageConfig.from_dict({"rmax": 0.1})
