@@ -57,8 +57,8 @@ def independence_groups(
 class CoordinatedGroup:
     """A group of passages tighter than this query's evidence usually is.
 
-    ``z`` compares the group's mean internal cosine with the median and MAD of every passage
-    pair of the query; ``contradicts`` lists the groups its claims contradict. ``flagged``
+    ``z`` compares the group's mean internal cosine with the median and MAD of the query's
+    other passage pairs (NaN baseline when the group is all the evidence); ``contradicts`` lists the groups its claims contradict. ``flagged``
     means both: unusually tight *and* in conflict with other sources.
     """
 
@@ -79,24 +79,28 @@ def coordination_report(
     contradicting: dict[str, set[str]],
     z_threshold: float,
 ) -> list[CoordinatedGroup]:
-    """Score every multi-passage group; robust z of its tightness against the query's spread."""
+    """Score every multi-passage group: a robust z of its internal similarity against the
+    query's other passage pairs (those not both inside the group), so a group that makes up
+    most of the evidence cannot set its own baseline."""
     n = len(group_of_passage)
-    if n < 3:
-        return []
     sims = embeddings @ embeddings.T
-    iu = np.triu_indices(n, k=1)
-    all_pairs = sims[iu]
-    median = float(np.median(all_pairs))
-    mad = float(np.median(np.abs(all_pairs - median))) * 1.4826
     labels = np.asarray(group_of_passage)
+    iu, ju = np.triu_indices(n, k=1)
     out = []
     for group in dict.fromkeys(group_of_passage):
-        members = np.flatnonzero(labels == group)
+        inside = labels == group
+        members = np.flatnonzero(inside)
         if members.size < 2:
             continue
-        sub = sims[np.ix_(members, members)][np.triu_indices(members.size, k=1)]
-        mean = float(sub.mean())
-        z = (mean - median) / max(mad, 0.02)  # floor: a query whose passages are all alike
+        both = inside[iu] & inside[ju]
+        internal, baseline = sims[iu[both], ju[both]], sims[iu[~both], ju[~both]]
+        mean = float(internal.mean())
+        if baseline.size:
+            median = float(np.median(baseline))
+            mad = float(np.median(np.abs(baseline - median))) * 1.4826
+            z = (mean - median) / max(mad, 0.02)  # floor: evidence whose passages are all alike
+        else:  # the group is all the evidence: nothing to compare with
+            median, mad, z = float("nan"), float("nan"), 0.0
         others = tuple(sorted(contradicting.get(group, set())))
         out.append(
             CoordinatedGroup(

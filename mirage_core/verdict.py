@@ -50,6 +50,19 @@ def _finite(x: float) -> float | None:
     return None if x is None or not math.isfinite(x) else float(x)
 
 
+def _json_safe(value: Any) -> Any:
+    """Recursively: tuples to lists, numpy scalars to Python, NaN/inf to None."""
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float):
+        return _finite(value)
+    return value
+
+
 @dataclass(frozen=True)
 class Verdict:
     """The outcome of one ``Mirage.defend`` call.
@@ -168,7 +181,7 @@ class Verdict:
             "timings": {k: round(v, 6) for k, v in self.timings.items()},
             "warnings": list(self.warnings),
             "nli_error": self.nli_error,
-            "extras": self.extras,
+            "extras": _json_safe(self.extras),
         }
         if include_edges:
             data["edges"] = [

@@ -86,3 +86,22 @@ def polluted_passages() -> list[Passage]:
             score=0.9,
         ),
     ]
+
+
+def bag_of_words_embedding(texts: list[str]) -> np.ndarray:
+    """Deterministic embedding test double: hashed content-token counts (near-duplicate texts
+    get cosine near 1, unrelated ones near 0)."""
+    import zlib
+
+    out = np.zeros((len(texts), 512))
+    for i, text in enumerate(texts):
+        for tok in content_tokens(text):
+            out[i, zlib.crc32(tok.encode()) % 512] += 1.0
+    return out
+
+
+@pytest.fixture
+def fake_embedder():
+    from mirage_core.embeddings import CallableEmbedder
+
+    return CallableEmbedder(bag_of_words_embedding)

@@ -40,8 +40,8 @@ def test_overlap_is_containment_over_the_smaller_set():
     ]
     pairs = candidate_pairs(claims, tau=0.3)
     got = {
-        (int(l), int(r)): round(float(o), 3)
-        for l, r, o in zip(pairs.left, pairs.right, pairs.overlap)
+        (int(a), int(r)): round(float(o), 3)
+        for a, r, o in zip(pairs.left, pairs.right, pairs.overlap)
     }
     assert got == {(0, 1): 0.667, (1, 3): 0.667, (1, 2): 0.333}
     assert pairs.total_cross_source == 6 - 1  # 4 claims → 6 pairs, one same-source
