@@ -20,7 +20,7 @@ from mirage_core.errors import NLIError
 from mirage_core.factcheck import fact_conflict
 from mirage_core.graph import ClaimGraph, claim_scores, support_counts
 from mirage_core.independence import coordination_report, independence_groups
-from mirage_core.nli.base import NLIBackend
+from mirage_core.nli.base import NLIBackend, validate_probs
 from mirage_core.pairs import CandidatePairs, add_paraphrase_pairs, apply_budget, candidate_pairs
 from mirage_core.selection import greedy_select
 from mirage_core.types import Claim, Passage, PassageLike, to_passage
@@ -284,11 +284,12 @@ class Mirage:
             hypotheses += right + left
         if not premises:
             return np.empty((0, 3)), None
+        # Loading the backend is outside the error policy: a missing model or extra is a
+        # setup error, not an NLI failure to fail open or closed on.
+        nli = self.nli
         t0 = time.perf_counter()
         try:
-            from mirage_core.nli.base import validate_probs
-
-            probs = validate_probs(self.nli.predict(premises, hypotheses), len(premises))
+            probs = validate_probs(nli.predict(premises, hypotheses), len(premises))
         except Exception as exc:
             if self.config.nli_error_policy == "raise":
                 if isinstance(exc, NLIError):

@@ -69,7 +69,7 @@ class Passage:
         host = host.lower().split("@")[-1].split(":")[0]
         if host.startswith("www."):
             host = host[4:]
-        return host or source
+        return (host or source).lower()
 
 
 PassageLike = Passage | str | Mapping[str, Any]

@@ -119,6 +119,14 @@ class Verdict:
             )
         ]
 
+    def agreeing_sources(self, claim_indices: int | list[int] | tuple[int, ...]) -> tuple[str, ...]:
+        """Other sources holding a claim that supports any of ``claim_indices`` (sorted)."""
+        idx = [claim_indices] if isinstance(claim_indices, int) else list(claim_indices)
+        g = self.graph
+        into = (g.w_supp > 0) & np.isin(g.hypothesis, idx)
+        own = {self.claims[i].source for i in idx}
+        return tuple(sorted({self.claims[int(j)].source for j in g.premise[into]} - own))
+
     def verified_passages(self) -> list[VerifiedPassage]:
         """Each contributing passage reduced to its verified sentences, in passage order and
         reading order within a passage. Empty on fallback."""
@@ -129,21 +137,16 @@ class Verdict:
             self.selected, key=lambda i: (self.claims[i].passage_index, self.claims[i].start)
         ):
             by_passage.setdefault(self.claims[i].passage_index, []).append(i)
-        g = self.graph
-        supporting = g.w_supp > 0
         out = []
         for p_idx in sorted(by_passage):
             idx = by_passage[p_idx]
-            into = supporting & np.isin(g.hypothesis, idx)
-            own = self.claims[idx[0]].source
-            agreeing = sorted({self.claims[int(j)].source for j in g.premise[into]} - {own})
             out.append(
                 VerifiedPassage(
                     passage_index=p_idx,
                     text=" ".join(self.claims[i].text for i in idx),
                     claim_indices=tuple(idx),
                     support=int(max(self.support[i] for i in idx)),
-                    agreeing_sources=tuple(agreeing),
+                    agreeing_sources=self.agreeing_sources(idx),
                 )
             )
         return out

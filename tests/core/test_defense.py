@@ -207,3 +207,17 @@ def test_invalid_constructor_arguments():
         Mirage(config={"tau": 0.3})  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="CallableNLI"):
         Mirage(nli=lambda p, h: None)  # type: ignore[arg-type]
+
+
+def test_a_missing_model_is_a_setup_error_whatever_the_policy(clean_passages, tmp_path):
+    from mirage_core import ModelNotFoundError
+
+    for policy in ("fallback", "pass_through"):
+        m = Mirage(MirageConfig(nli_error_policy=policy), nli=str(tmp_path / "no-such-model"))
+        with pytest.raises(ModelNotFoundError):
+            m.defend(QUERY, clean_passages)
+
+
+def test_domains_are_case_insensitive(mirage):
+    v = mirage.defend(QUERY, [Passage("The Eiffel Tower is located in Paris.", source="Wiki/Paris"), Passage("The Eiffel Tower is located in Paris, France.", source="wiki/paris")])
+    assert {c.domain for c in v.claims} == {"wiki/paris"} and v.decision == "fallback"

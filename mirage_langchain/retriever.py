@@ -1,0 +1,190 @@
+"""``MirageRetriever``: any LangChain retriever, with MIRAGE between it and the model."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, NamedTuple
+
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForRetrieverRun,
+    CallbackManagerForRetrieverRun,
+)
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
+from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
+from pydantic import ConfigDict, PrivateAttr, field_validator, model_validator
+
+from mirage_core import Claim, Mirage, MirageConfig, Verdict
+from mirage_langchain._convert import (
+    OutputMode,
+    aemit_verdict,
+    build_engine,
+    check_documents,
+    check_k,
+    documents_to_passages,
+    emit_verdict,
+    verdict_to_documents,
+)
+
+__all__ = ["MirageRetrieval", "MirageRetriever"]
+
+
+class MirageRetrieval(NamedTuple):
+    """One retrieval with its verdict (what :meth:`MirageRetriever.retrieve_with_verdict` returns).
+
+    Attributes:
+        documents: what ``invoke`` returns (``[]`` when the gate blocked).
+        verdict: the engine's :class:`~mirage_core.Verdict` for this query.
+        claims: the verified claims carried by ``documents``, in S* pick order: what the
+            verified prompt quotes (all of ``verdict.verified_claims`` unless ``k`` cut documents).
+    """
+
+    documents: list[Document]
+    verdict: Verdict
+    claims: list[Claim]
+
+    @property
+    def route(self) -> Literal["verified", "fallback"]:
+        return self.verdict.decision
+
+
+class MirageRetriever(BaseRetriever):
+    """A retriever that verifies what another retriever found before anything reaches a model.
+
+    It calls ``base_retriever`` (any retriever-like Runnable: a vector store retriever, BM25,
+    an ensemble, a ``RunnableLambda`` or a plain function of the query), runs the MIRAGE engine
+    on the documents, and returns **new** ``Document`` objects (the originals are never
+    modified). Each keeps the source document's ``id`` and a copy of its metadata, plus one key
+    ``metadata["mirage"]``: ``decision``, ``reason`` (one line), ``support`` (most corroborating
+    sources of its claims), ``agreeing_sources`` and the claim indices into the verdict.
+    When the gate blocks, the result is ``[]``.
+
+    Args:
+        base_retriever: the retriever to verify. Called with ``config={"callbacks": ...}`` only,
+            so its run nests under this one; no other argument is ever forwarded to it.
+        k: the most documents to return (the top of the verified output). It is **not** passed
+            to ``base_retriever``: how many passages the evidence holds is the child's own
+            setting (e.g. ``vectorstore.as_retriever(search_kwargs={"k": 8})``). ``invoke(q,
+            k=3)`` overrides it per call. ``None``: everything that passed.
+        config: a :class:`~mirage_core.MirageConfig` (defaults otherwise).
+        nli: an NLI backend, a model name / path, or ``None`` for the packaged model.
+        mirage: a ready :class:`~mirage_core.Mirage` engine instead of ``config``/``nli``
+            (e.g. one shared by several retrievers).
+        output: ``"sentences"`` (default; each contributing document reduced to its verified
+            sentences, in retrieval order), ``"claims"`` (one document per verified claim, in
+            S* pick order) or ``"documents"`` (the contributing documents whole, in retrieval
+            order).
+
+    The verdict of every call is dispatched as the custom event ``"mirage_verdict"`` (data:
+    ``verdict.to_dict(include_edges=False)``), visible to callback handlers' ``on_custom_event``
+    and in ``astream_events(version="v2")``; :meth:`retrieve_with_verdict` returns it directly.
+    One engine is built per instance and shared by concurrent calls (it is thread-safe);
+    the async path awaits the child's ``ainvoke`` and runs the model work in a worker thread.
+
+    Example:
+        >>> retriever = MirageRetriever(base_retriever=vectorstore.as_retriever(), k=4)
+        >>> docs = retriever.invoke("When was the Eiffel Tower completed?")
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    base_retriever: Runnable
+    k: int | None = None
+    config: MirageConfig | None = None
+    nli: Any = None
+    mirage: Mirage | None = None
+    output: OutputMode = "sentences"
+
+    _engine: Mirage = PrivateAttr()
+
+    @field_validator("base_retriever", mode="before")
+    @classmethod
+    def _coerce_retriever(cls, value: Any) -> Runnable:
+        if isinstance(value, Runnable):
+            return value
+        if callable(value):
+            return RunnableLambda(value)
+        raise TypeError(
+            "base_retriever must be a retriever-like Runnable (str -> list[Document]) or a "
+            f"function of the query, got {type(value).__name__}"
+        )
+
+    @field_validator("k", mode="before")
+    @classmethod
+    def _validate_k(cls, value: Any) -> int | None:
+        return check_k(value)
+
+    @model_validator(mode="after")
+    def _build_engine(self) -> MirageRetriever:
+        self._engine = build_engine(self.mirage, self.config, self.nli)
+        return self
+
+    @property
+    def engine(self) -> Mirage:
+        """The :class:`~mirage_core.Mirage` engine every call of this retriever uses."""
+        return self._engine
+
+    # -- retrieval -----------------------------------------------------------------------------
+    def _finish(self, docs: list[Document], verdict: Verdict, k: int | None) -> MirageRetrieval:
+        documents, claims = verdict_to_documents(
+            docs, verdict, self.output, k if k is not None else self.k
+        )
+        return MirageRetrieval(documents, verdict, claims)
+
+    def _get_relevant_documents(
+        self,
+        query: str,
+        *,
+        run_manager: CallbackManagerForRetrieverRun,
+        k: int | None = None,
+        _mirage_sink: list[MirageRetrieval] | None = None,
+    ) -> list[Document]:
+        k = check_k(k)
+        result = self.base_retriever.invoke(query, config={"callbacks": run_manager.get_child()})
+        docs = check_documents(result)
+        verdict = self._engine.defend(query, documents_to_passages(docs))
+        emit_verdict(verdict, run_manager.get_child())
+        retrieval = self._finish(docs, verdict, k)
+        if _mirage_sink is not None:
+            _mirage_sink.append(retrieval)
+        return retrieval.documents
+
+    async def _aget_relevant_documents(
+        self,
+        query: str,
+        *,
+        run_manager: AsyncCallbackManagerForRetrieverRun,
+        k: int | None = None,
+        _mirage_sink: list[MirageRetrieval] | None = None,
+    ) -> list[Document]:
+        k = check_k(k)
+        result = await self.base_retriever.ainvoke(
+            query, config={"callbacks": run_manager.get_child()}
+        )
+        docs = check_documents(result)
+        verdict = await self._engine.adefend(query, documents_to_passages(docs))
+        await aemit_verdict(verdict, run_manager.get_child())
+        retrieval = self._finish(docs, verdict, k)
+        if _mirage_sink is not None:
+            _mirage_sink.append(retrieval)
+        return retrieval.documents
+
+    # -- documents and verdict together ----------------------------------------------------------
+    def retrieve_with_verdict(
+        self, input: str, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> MirageRetrieval:
+        """``invoke``, returning the documents together with this call's verdict.
+
+        Runs as one ordinary retriever run (same trace, same event); the verdict travels back
+        through a per-call list, so concurrent calls never see each other's verdicts.
+        """
+        sink: list[MirageRetrieval] = []
+        self.invoke(input, config, _mirage_sink=sink, **kwargs)
+        return sink[0]
+
+    async def aretrieve_with_verdict(
+        self, input: str, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> MirageRetrieval:
+        """Async :meth:`retrieve_with_verdict`."""
+        sink: list[MirageRetrieval] = []
+        await self.ainvoke(input, config, _mirage_sink=sink, **kwargs)
+        return sink[0]

@@ -1,0 +1,367 @@
+"""MirageRetriever: conversion, output modes, k, events, traces, async, bad input."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import threading
+import traceback
+
+import numpy as np
+import pytest
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
+from langchain_core.runnables import RunnableLambda
+
+from mirage_core import CallableNLI, Mirage, MirageConfig, NLIError, Passage
+from mirage_langchain import EVENT_NAME, MirageRetriever, documents_to_passages
+
+QUESTION = "Where is the Eiffel Tower located?"
+
+
+def lambda_retriever(docs):
+    return RunnableLambda(lambda query: docs, name="child")
+
+
+# -- what comes back ---------------------------------------------------------------------------
+def test_returns_verified_sentences_as_new_documents(fake_nli, clean_retriever):
+    retriever = MirageRetriever(base_retriever=clean_retriever, nli=fake_nli)
+    docs = retriever.invoke(QUESTION)
+    assert len(docs) == 3
+    ids = {d.id for d in docs}
+    assert ids == {"clean-0", "clean-1", "clean-2"}
+    for doc in docs:
+        info = doc.metadata["mirage"]
+        assert info["decision"] == "verified"
+        assert info["reason"].startswith("passed")
+        assert set(info) >= {"support", "agreeing_sources", "decision", "reason", "claim_indices"}
+        assert doc.metadata["tags"] == ["encyclopedia"]  # original metadata kept
+        assert doc.metadata["url"].startswith("https://")
+    by_id = {d.id: d for d in docs}
+    # britannica is corroborated by the two other sources
+    assert by_id["clean-0"].metadata["mirage"]["support"] == 2
+    assert set(by_id["clean-0"].metadata["mirage"]["agreeing_sources"]) == {
+        "https://en.wikipedia.org/wiki/Eiffel_Tower",
+        "https://www.history.com/eiffel",
+    }
+
+
+def test_output_modes(fake_nli, clean_docs):
+    child = lambda_retriever(clean_docs)
+    sentences = MirageRetriever(base_retriever=child, nli=fake_nli).invoke(QUESTION)
+    claims = MirageRetriever(base_retriever=child, nli=fake_nli, output="claims").invoke(QUESTION)
+    whole = MirageRetriever(base_retriever=child, nli=fake_nli, output="documents").invoke(QUESTION)
+
+    assert [d.id for d in sentences] == ["clean-0", "clean-1", "clean-2"]  # retrieval order
+    assert [d.page_content for d in whole] == [d.page_content for d in clean_docs]
+    assert len(claims) == 6  # every sentence of the three agreeing sources
+    for doc in claims:
+        info = doc.metadata["mirage"]
+        parent = next(d for d in clean_docs if doc.id.startswith(d.id + "#"))
+        start, end = info["span"]
+        assert parent.page_content[start:end] == doc.page_content
+        assert isinstance(info["claim_index"], int)
+    assert claims[0].metadata["mirage"]["support"] >= claims[-1].metadata["mirage"]["support"]
+
+
+def test_sentences_mode_drops_unverified_sentences(fake_nli, clean_docs, polluted_passages):
+    # Three agreeing sources plus one that moves the tower to Rome: with contradictions
+    # counted inside S* only, the gate passes and the Rome sentences are left out.
+    rome = Document(
+        page_content=polluted_passages[1].text,
+        metadata={"url": polluted_passages[1].source},
+        id="rome",
+    )
+    retriever = MirageRetriever(
+        base_retriever=lambda_retriever([*clean_docs, rome]),
+        config=MirageConfig(contradiction_scope="selected", min_support=1),
+        nli=fake_nli,
+    )
+    docs = retriever.invoke(QUESTION)
+    assert docs and all("Rome" not in d.page_content and "1925" not in d.page_content for d in docs)
+    assert "rome" not in {d.id for d in docs}
+    # a reduced document holds fewer sentences than the original
+    assert any(
+        len(d.page_content) < len(next(c for c in clean_docs if c.id == d.id).page_content)
+        for d in docs
+    )
+
+
+def test_blocked_gate_returns_nothing(fake_nli, polluted_retriever, recorder):
+    retriever = MirageRetriever(base_retriever=polluted_retriever, nli=fake_nli)
+    assert retriever.invoke(QUESTION, config={"callbacks": [recorder]}) == []
+    [event] = recorder.events
+    assert event["data"]["decision"] == "fallback"
+    assert event["data"]["reason"].startswith("blocked")
+
+
+def test_retrieve_with_verdict(fake_nli, clean_retriever, polluted_retriever):
+    result = MirageRetriever(base_retriever=clean_retriever, nli=fake_nli).retrieve_with_verdict(
+        QUESTION
+    )
+    assert result.route == "verified" and result.verdict.passed
+    assert [c.index for c in result.claims] == list(result.verdict.selected)
+    blocked = MirageRetriever(
+        base_retriever=polluted_retriever, nli=fake_nli
+    ).retrieve_with_verdict(QUESTION)
+    assert blocked.route == "fallback" and blocked.documents == [] and blocked.claims == []
+
+
+# -- k -------------------------------------------------------------------------------------------
+def test_k_caps_output_and_is_never_forwarded(fake_nli, clean_docs):
+    seen = []
+
+    def child(query, config, **kwargs):
+        seen.append(kwargs)
+        return clean_docs
+
+    retriever = MirageRetriever(base_retriever=RunnableLambda(child), k=2, nli=fake_nli)
+    assert len(retriever.invoke(QUESTION)) == 2
+    assert len(retriever.invoke(QUESTION, k=1)) == 1
+    assert len(retriever.invoke(QUESTION, k=3)) == 3
+    assert seen == [{}, {}, {}]  # the child only ever gets the query and its config
+
+
+def test_k_not_forwarded_to_a_vector_store_retriever(fake_nli, clean_docs, make_vector_retriever):
+    # VectorStoreRetriever would honour a forwarded k=1: one passage, one domain, blocked.
+    retriever = MirageRetriever(
+        base_retriever=make_vector_retriever(clean_docs, k=3), k=1, nli=fake_nli
+    )
+    [doc] = retriever.invoke(QUESTION)
+    assert doc.metadata["mirage"]["decision"] == "verified"
+    assert len(retriever.invoke(QUESTION, k=1)) == 1
+
+
+def test_claims_mode_k_keeps_the_first_picks(fake_nli, clean_docs):
+    retriever = MirageRetriever(
+        base_retriever=lambda_retriever(clean_docs), nli=fake_nli, output="claims"
+    )
+    full = retriever.retrieve_with_verdict(QUESTION)
+    top2 = retriever.retrieve_with_verdict(QUESTION, k=2)
+    assert [d.page_content for d in top2.documents] == [d.page_content for d in full.documents[:2]]
+    assert [c.index for c in top2.claims] == list(full.verdict.selected[:2])
+
+
+@pytest.mark.parametrize("k", [0, -1, 1.5, True, "3"])
+def test_bad_k(fake_nli, clean_retriever, k):
+    with pytest.raises(ValueError):
+        MirageRetriever(base_retriever=clean_retriever, nli=fake_nli, k=k)
+    retriever = MirageRetriever(base_retriever=clean_retriever, nli=fake_nli)
+    with pytest.raises(ValueError):
+        retriever.invoke(QUESTION, k=k)
+
+
+# -- conversion ----------------------------------------------------------------------------------
+def test_documents_to_passages_reads_source_domain_score():
+    docs = [
+        Document("a b c", metadata={"url": "https://x.org/1", "source": "ignored", "score": 0.5}),
+        Document("a b c", metadata={"source": "file.pdf", "relevance_score": np.float32(0.25)}),
+        Document("a b c", metadata={"id": 42, "domain": "Example.COM"}),
+        Document("a b c", id="doc-7", metadata={"score": "high", "url": ""}),
+        Document("a b c", metadata={"score": float("nan"), "relevance_score": True}),
+    ]
+    p = documents_to_passages(docs)
+    assert [x.source for x in p] == ["https://x.org/1", "file.pdf", "42", "doc-7", None]
+    assert p[2].domain == "Example.COM" and p[2].resolved_domain(2) == "example.com"
+    assert p[0].resolved_domain(0) == "x.org"
+    assert [x.score for x in p] == [0.5, 0.25, None, None, None]
+    assert all(isinstance(x, Passage) and x.text == "a b c" for x in p)
+
+
+def test_callers_documents_untouched(fake_nli, clean_docs):
+    before = copy.deepcopy(clean_docs)
+    retriever = MirageRetriever(
+        base_retriever=lambda_retriever(clean_docs), nli=fake_nli, output="documents"
+    )
+    out = retriever.invoke(QUESTION)
+    assert clean_docs == before
+    assert all("mirage" not in d.metadata for d in clean_docs)
+    # outputs are copies: changing them does not reach the caller's documents
+    out[0].metadata["tags"].append("changed")
+    out[0].metadata["url"] = "changed"
+    assert clean_docs == before
+    assert all(o is not d for o in out for d in clean_docs)
+
+
+# -- events and traces ------------------------------------------------------------------------------
+def test_traces_nest_and_event_attaches_to_the_wrapper(fake_nli, clean_retriever, recorder):
+    retriever = MirageRetriever(base_retriever=clean_retriever, nli=fake_nli)
+    retriever.invoke(QUESTION, config={"callbacks": [recorder]})
+    outer = recorder.run("MirageRetriever")
+    inner = recorder.run("VectorStoreRetriever")
+    assert outer["parent"] is None
+    assert inner["parent"] == outer["run_id"]
+    [event] = recorder.events
+    assert event["name"] == EVENT_NAME == "mirage_verdict"
+    assert event["run_id"] == outer["run_id"]
+    assert event["data"]["decision"] == "verified" and "edges" not in event["data"]
+    assert event["data"]["query"] == QUESTION
+
+
+async def test_async_traces_nest(fake_nli, clean_retriever, recorder):
+    retriever = MirageRetriever(base_retriever=clean_retriever, nli=fake_nli)
+    await retriever.ainvoke(QUESTION, config={"callbacks": [recorder]})
+    outer = recorder.run("MirageRetriever")
+    assert recorder.run("VectorStoreRetriever")["parent"] == outer["run_id"]
+    [event] = recorder.events
+    assert event["run_id"] == outer["run_id"]
+
+
+async def test_custom_event_reaches_astream_events(fake_nli, clean_retriever):
+    retriever = MirageRetriever(base_retriever=clean_retriever, nli=fake_nli)
+    events = [e async for e in retriever.astream_events(QUESTION, version="v2")]
+    custom = [e for e in events if e["event"] == "on_custom_event"]
+    assert [e["name"] for e in custom] == ["mirage_verdict"]
+    assert custom[0]["data"]["decision"] == "verified"
+    end = next(
+        e for e in events if e["event"] == "on_retriever_end" and e["name"] == "MirageRetriever"
+    )
+    assert custom[0]["run_id"] == end["run_id"]
+
+
+def test_no_callbacks_no_error(fake_nli, clean_retriever):
+    # the event has no listener: nothing breaks
+    assert MirageRetriever(base_retriever=clean_retriever, nli=fake_nli).invoke(QUESTION)
+
+
+# -- async, batch, threads --------------------------------------------------------------------------
+def _routed_child(clean_docs, polluted_docs):
+    """Odd-numbered questions retrieve the clean sources, even ones the polluted sources."""
+
+    def pick(query: str):
+        return clean_docs if int(query.rsplit("#", 1)[1]) % 2 else polluted_docs
+
+    async def apick(query: str):
+        await asyncio.sleep(0)
+        return pick(query)
+
+    return RunnableLambda(pick, afunc=apick)
+
+
+async def test_ainvoke_and_abatch_of_32_equal_sync(fake_nli, clean_docs, polluted_docs):
+    retriever = MirageRetriever(
+        base_retriever=_routed_child(clean_docs, polluted_docs), nli=fake_nli
+    )
+    queries = [f"{QUESTION} #{i}" for i in range(32)]
+    sync = [retriever.invoke(q) for q in queries]
+    assert sum(bool(r) for r in sync) == 16  # half pass, half are blocked
+    assert retriever.batch(queries, config={"max_concurrency": 8}) == sync
+    assert await retriever.abatch(queries) == sync
+    assert list(await asyncio.gather(*(retriever.ainvoke(q) for q in queries))) == sync
+
+
+async def test_async_path_uses_child_ainvoke_and_keeps_model_off_the_loop(fake_nli, clean_docs):
+    calls = []
+    threads = []
+
+    def sync_child(query):
+        calls.append("sync")
+        return clean_docs
+
+    async def async_child(query):
+        calls.append("async")
+        return clean_docs
+
+    def nli(premises, hypotheses):
+        threads.append(threading.get_ident())
+        return fake_nli.predict(premises, hypotheses)
+
+    retriever = MirageRetriever(
+        base_retriever=RunnableLambda(sync_child, afunc=async_child), nli=CallableNLI(nli)
+    )
+    assert await retriever.ainvoke(QUESTION)
+    assert calls == ["async"]
+    assert threads and threading.get_ident() not in threads
+
+
+def test_one_engine_per_instance(fake_nli, clean_retriever):
+    engine = Mirage(MirageConfig(), nli=fake_nli)
+    shared = MirageRetriever(base_retriever=clean_retriever, mirage=engine)
+    assert shared.engine is engine
+    own = MirageRetriever(
+        base_retriever=clean_retriever, nli=fake_nli, config=MirageConfig(r_max=0.2)
+    )
+    assert own.engine.config.r_max == 0.2 and own.engine.nli is fake_nli
+    with pytest.raises(ValueError, match="not both"):
+        MirageRetriever(base_retriever=clean_retriever, mirage=engine, nli=fake_nli)
+
+
+def test_plain_function_child(fake_nli, clean_docs):
+    retriever = MirageRetriever(base_retriever=lambda query: clean_docs, nli=fake_nli)
+    assert len(retriever.invoke(QUESTION)) == 3
+
+
+def test_bad_base_retriever(fake_nli):
+    with pytest.raises((TypeError, ValueError)):
+        MirageRetriever(base_retriever=42, nli=fake_nli)
+
+
+# -- bad input ----------------------------------------------------------------------------------------
+class Exploding(BaseRetriever):
+    def _get_relevant_documents(self, query, *, run_manager):
+        raise ConnectionError("index offline")
+
+
+def test_child_error_propagates_with_its_trace(fake_nli, recorder):
+    retriever = MirageRetriever(base_retriever=Exploding(), nli=fake_nli)
+    with pytest.raises(ConnectionError, match="index offline") as info:
+        retriever.invoke(QUESTION, config={"callbacks": [recorder]})
+    frames = [f.name for f in traceback.extract_tb(info.value.__traceback__)]
+    assert "_get_relevant_documents" in frames
+    outer = recorder.run("MirageRetriever")
+    assert {e["run_id"] for e in recorder.errors} == {
+        outer["run_id"],
+        recorder.run("Exploding")["run_id"],
+    }
+    assert recorder.events == []
+
+
+async def test_child_error_propagates_async(fake_nli):
+    with pytest.raises(ConnectionError):
+        await MirageRetriever(base_retriever=Exploding(), nli=fake_nli).ainvoke(QUESTION)
+
+
+@pytest.mark.parametrize(
+    ("result", "named"),
+    [
+        (["just a string"], "str"),
+        ([Document("ok"), {"page_content": "x"}], "dict"),
+        ("a string", "str"),
+        (Document("one"), "single Document"),
+        (None, "NoneType"),
+    ],
+)
+async def test_child_returning_non_documents(fake_nli, result, named):
+    retriever = MirageRetriever(base_retriever=lambda query: result, nli=fake_nli)
+    with pytest.raises(TypeError, match=named):
+        retriever.invoke(QUESTION)
+    with pytest.raises(TypeError, match=named):
+        await retriever.ainvoke(QUESTION)
+
+
+def test_empty_query_child_decides(fake_nli, clean_docs, recorder):
+    def child(query):
+        return clean_docs if query.strip() else []
+
+    retriever = MirageRetriever(base_retriever=child, nli=fake_nli)
+    assert retriever.invoke("", config={"callbacks": [recorder]}) == []
+    [event] = recorder.events
+    assert event["data"]["decision"] == "fallback"
+    assert event["data"]["reason"].startswith("no evidence")
+    assert event["data"]["n_passages"] == 0
+
+
+def test_nli_error_policy(clean_docs):
+    def broken(premises, hypotheses):
+        raise RuntimeError("model crashed")
+
+    fails_closed = MirageRetriever(base_retriever=lambda q: clean_docs, nli=CallableNLI(broken))
+    result = fails_closed.retrieve_with_verdict(QUESTION)
+    assert result.documents == [] and "NLI failed" in result.verdict.reason
+    raises = MirageRetriever(
+        base_retriever=lambda q: clean_docs,
+        nli=CallableNLI(broken),
+        config=MirageConfig(nli_error_policy="raise"),
+    )
+    with pytest.raises(NLIError, match="model crashed"):
+        raises.invoke(QUESTION)

@@ -1,0 +1,242 @@
+"""MiragePostprocessor: nodes in, verified NEW nodes out; the caller's nodes untouched."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from llama_index.core import Settings, VectorStoreIndex
+from llama_index.core.embeddings import MockEmbedding
+from llama_index.core.llms import MockLLM
+from llama_index.core.schema import (
+    Document,
+    ImageNode,
+    MediaResource,
+    MetadataMode,
+    Node,
+    NodeRelationship,
+    NodeWithScore,
+    RelatedNodeInfo,
+    TextNode,
+)
+
+from mirage_core import Mirage, MirageConfig
+from mirage_llamaindex import MIRAGE_KEY, MiragePostprocessor
+from mirage_llamaindex._convert import to_passages
+
+
+@pytest.fixture
+def pp(mirage: Mirage) -> MiragePostprocessor:
+    return MiragePostprocessor(mirage=mirage)
+
+
+def snapshot(nodes: list[NodeWithScore]) -> list[dict]:
+    return [copy.deepcopy(n.model_dump()) for n in nodes]
+
+
+def test_verified_sentences_are_new_nodes_with_scores(pp, mixed_nodes, polluted_sentence):
+    out = pp.postprocess_nodes(mixed_nodes, query_str="When was the Eiffel Tower completed?")
+    assert out, "the mixed set passes the gate"
+    texts = [n.node.get_content() for n in out]
+    assert all(polluted_sentence not in t for t in texts)
+    assert "The tower was completed in 1889." in " ".join(texts)
+    by_id = {n.node.node_id: n for n in mixed_nodes}
+    for n in out:
+        original = by_id[n.node.node_id]  # sentences mode keeps the node id
+        assert n is not original and n.node is not original.node
+        assert n.score == original.score
+        spans = n.node.metadata[MIRAGE_KEY]["spans"]
+        assert n.node.get_content() == " ".join(original.node.get_content()[s:e] for s, e in spans)
+    # the polluted source keeps only its corroborated sentence
+    evil = [n for n in out if n.node.metadata["url"] == "https://evil.example/x"]
+    assert [n.node.get_content() for n in evil] == ["The Eiffel Tower is located in Paris."]
+
+
+def test_mirage_metadata_stays_out_of_llm_and_embed_text(pp, mixed_nodes):
+    out = pp.postprocess_nodes(mixed_nodes, query_str="q")
+    for n in out:
+        info = n.node.metadata[MIRAGE_KEY]
+        assert info["decision"] == "verified" and info["claim_indices"] and info["spans"]
+        assert MIRAGE_KEY in n.node.excluded_llm_metadata_keys
+        assert MIRAGE_KEY in n.node.excluded_embed_metadata_keys
+        for mode in (MetadataMode.LLM, MetadataMode.EMBED):
+            text = n.node.get_content(metadata_mode=mode)
+            assert "claim_indices" not in text and "agreeing_sources" not in text
+            assert n.node.metadata["url"] in text  # the caller's metadata still shows
+
+
+def test_blocked_gate_returns_no_nodes(pp, polluted_nodes):
+    assert pp.postprocess_nodes(polluted_nodes, query_str="Where is the Eiffel Tower?") == []
+    result = pp.verify(polluted_nodes, "Where is the Eiffel Tower?")
+    assert result.route == "fallback" and result.verdict.reason.startswith("blocked")
+
+
+def test_output_nodes_returns_contributing_nodes_whole(mirage, mixed_nodes):
+    out = MiragePostprocessor(mirage=mirage, output="nodes").postprocess_nodes(
+        mixed_nodes, query_str="q"
+    )
+    originals = {n.node.node_id: n.node.get_content() for n in mixed_nodes}
+    assert out and all(n.node.get_content() == originals[n.node.node_id] for n in out)
+
+
+def test_output_claims_one_node_per_claim_with_offsets(mirage, clean_passages, polluted_sentence):
+    doc_offset = 100
+    nodes = [
+        NodeWithScore(
+            node=TextNode(
+                text=p.text,
+                metadata={"url": p.source},
+                start_char_idx=doc_offset,
+                end_char_idx=doc_offset + len(p.text),
+            ),
+            score=p.score,
+        )
+        for p in clean_passages
+    ]
+    result = MiragePostprocessor(mirage=mirage, output="claims").verify(nodes, "q")
+    assert len(result.nodes) == len(result.verdict.verified_claims)
+    assert len({n.node.node_id for n in result.nodes}) == len(result.nodes)
+    by_id = {n.node.node_id: n for n in nodes}
+    for n in result.nodes:
+        parent_id, _, claim = n.node.node_id.partition("#claim-")
+        parent = by_id[parent_id].node
+        ((start, end),) = n.node.metadata[MIRAGE_KEY]["spans"]
+        assert parent.text[start:end] == n.node.text
+        assert (n.node.start_char_idx, n.node.end_char_idx) == (
+            doc_offset + start,
+            doc_offset + end,
+        )
+        assert n.node.metadata[MIRAGE_KEY]["claim_indices"] == [int(claim)]
+        assert n.score == by_id[parent_id].score
+
+
+def test_bad_output_option_is_refused(mirage):
+    with pytest.raises(ValueError):
+        MiragePostprocessor(mirage=mirage, output="paragraphs")
+
+
+@pytest.mark.parametrize("output", ["sentences", "nodes", "claims"])
+async def test_caller_nodes_untouched_sync_and_async(mirage, mixed_nodes, polluted_nodes, output):
+    pp = MiragePostprocessor(mirage=mirage, output=output)
+    for nodes in (mixed_nodes, polluted_nodes):
+        nodes[0].node.excluded_llm_metadata_keys = ["internal"]  # a caller's own list, shared below
+        before = snapshot(nodes)
+        ids = [id(n.node) for n in nodes]
+        out = pp.postprocess_nodes(nodes, query_str="q")
+        aout = await pp.apostprocess_nodes(nodes, query_str="q")
+        assert snapshot(nodes) == before
+        assert [id(n.node) for n in nodes] == ids
+        assert not {id(n.node) for n in out + aout} & set(ids)
+        assert nodes[0].node.excluded_llm_metadata_keys == ["internal"]
+
+
+async def test_async_matches_sync(pp, mixed_nodes, clean_nodes, polluted_nodes):
+    for nodes in (mixed_nodes, clean_nodes, polluted_nodes, []):
+        sync = pp.postprocess_nodes(nodes, query_str="q")
+        asyn = await pp.apostprocess_nodes(nodes, query_str="q")
+        assert [(n.node.node_id, n.node.get_content(), n.score, n.node.metadata) for n in sync] == [
+            (n.node.node_id, n.node.get_content(), n.score, n.node.metadata) for n in asyn
+        ]
+
+
+def test_image_and_empty_nodes_passed_over_with_reason(pp, clean_nodes):
+    image = NodeWithScore(
+        node=ImageNode(image_url="https://img.example/tower.png", text="A caption."), score=0.99
+    )
+    empty = NodeWithScore(node=TextNode(text="   "), score=0.5)
+    media = NodeWithScore(
+        node=Node(image_resource=MediaResource(url="https://img.example/a.png")), score=0.4
+    )
+    nodes = [image, *clean_nodes, empty, media]
+    result = pp.verify(nodes, "q")
+    assert result.route == "verified"
+    skipped = {p.index: p for p in result.passed_over}
+    assert set(skipped) == {0, len(nodes) - 2, len(nodes) - 1}
+    assert skipped[0].node_id == image.node.node_id and "image node" in skipped[0].reason
+    assert "no text" in skipped[len(nodes) - 2].reason
+    assert "image" in skipped[len(nodes) - 1].reason
+    returned = {n.node.node_id for n in result.nodes}
+    assert not returned & {image.node.node_id, empty.node.node_id, media.node.node_id}
+    assert result.to_metadata()["passed_over"][0]["reason"] == skipped[0].reason
+
+
+def test_only_unverifiable_nodes_means_no_evidence(pp):
+    result = pp.verify([NodeWithScore(node=ImageNode(image_url="https://img.example/a.png"))], "q")
+    assert result.nodes == [] and result.route == "fallback"
+    assert "no evidence" in result.verdict.reason and len(result.passed_over) == 1
+
+
+def test_sources_and_domains_from_node_metadata():
+    doc = RelatedNodeInfo(node_id="doc-7")
+    nodes = [
+        NodeWithScore(
+            node=TextNode(
+                text="a b c.", metadata={"url": "https://www.bbc.co.uk/x", "file_name": "f.txt"}
+            ),
+            score=1,
+        ),
+        NodeWithScore(
+            node=TextNode(
+                text="a b c.", metadata={"file_name": "report.pdf", "domain": "acme.org"}
+            ),
+            score=None,
+        ),
+        NodeWithScore(
+            node=TextNode(text="a b c.", relationships={NodeRelationship.SOURCE: doc}), score=0.5
+        ),
+        NodeWithScore(node=TextNode(id_="node-9", text="a b c."), score=float("nan")),
+        NodeWithScore(node=Document(text="a b c.", metadata={"source": "wiki/Paris"})),
+    ]
+    conv = to_passages(nodes)
+    assert [p.source for p in conv.passages] == [
+        "https://www.bbc.co.uk/x",
+        "report.pdf",
+        "doc-7",
+        "node-9",
+        "wiki/Paris",
+    ]
+    assert [p.resolved_domain(i) for i, p in enumerate(conv.passages)] == [
+        "bbc.co.uk",
+        "acme.org",
+        "doc-7",
+        "node-9",
+        "wiki/paris",  # domains are case-insensitive
+    ]
+    assert [p.score for p in conv.passages] == [1.0, None, 0.5, None, None]
+    assert conv.node_indices == [0, 1, 2, 3, 4] and conv.passed_over == []
+
+
+def test_one_engine_per_instance(fake_nli, clean_nodes):
+    pp = MiragePostprocessor(MirageConfig(d_min=3), nli=fake_nli)
+    engine = pp.mirage
+    pp.postprocess_nodes(clean_nodes, query_str="q")
+    pp.postprocess_nodes(clean_nodes, query_str="q2")
+    assert pp.mirage is engine and engine.nli is fake_nli and engine.config.d_min == 3
+    with pytest.raises(ValueError):
+        MiragePostprocessor(MirageConfig(), mirage=engine)
+    with pytest.raises(TypeError):
+        MiragePostprocessor(mirage="not an engine")
+
+
+def test_inside_vector_store_index_query_engine(pp, mixed_nodes, polluted_nodes, polluted_sentence):
+    settings_before = (Settings._llm, Settings._embed_model)
+    embed, llm = MockEmbedding(embed_dim=8), MockLLM()
+
+    def engine(nodes):
+        index = VectorStoreIndex([n.node for n in nodes], embed_model=embed)
+        return index.as_query_engine(llm=llm, node_postprocessors=[pp], similarity_top_k=len(nodes))
+
+    response = engine(mixed_nodes).query("When was the Eiffel Tower completed?")
+    echoed = str(response)  # MockLLM echoes the prompt it got
+    assert "The tower was completed in 1889." in echoed
+    assert polluted_sentence not in echoed
+    assert "claim_indices" not in echoed and "agreeing_sources" not in echoed
+    assert response.source_nodes and all(
+        MIRAGE_KEY in n.node.metadata for n in response.source_nodes
+    )
+
+    # Blocked: the postprocessor returns [], so no retrieved text reaches the model; LlamaIndex's
+    # own synthesizer then says "Empty Response" (MirageQueryEngine answers from the fallback).
+    blocked = engine(polluted_nodes).query("Where is the Eiffel Tower?")
+    assert blocked.source_nodes == [] and "Eiffel" not in str(blocked)
+    assert (Settings._llm, Settings._embed_model) == settings_before

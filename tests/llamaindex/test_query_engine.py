@@ -1,0 +1,239 @@
+"""MirageQueryEngine: which text reaches the model on each route (MockLLM echoes its prompt)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from llama_index.core.base.llms.types import CompletionResponse, CompletionResponseGen, LLMMetadata
+from llama_index.core.base.response.schema import (
+    AsyncStreamingResponse,
+    Response,
+    StreamingResponse,
+)
+from llama_index.core.llms import CustomLLM, MockLLM
+from llama_index.core.llms.callbacks import llm_completion_callback
+from llama_index.core.prompts import PromptTemplate
+
+from mirage_core import Mirage, Passage
+from mirage_llamaindex import MIRAGE_KEY, MiragePostprocessor, MirageQueryEngine
+
+
+def sentences(passages: Sequence[Passage]) -> list[str]:
+    return [
+        s.strip() + ("" if s.strip().endswith(".") else ".")
+        for p in passages
+        for s in p.text.split(". ")
+    ]
+
+
+def assert_fallback(response: Any, passages: Sequence[Passage]) -> None:
+    text = str(response)
+    assert "Empty Response" not in text
+    assert "own knowledge" in text  # the fallback prompt reached the model
+    for sentence in sentences(passages):
+        assert sentence not in text
+    assert "Eiffel Tower is located" not in text and "<evidence>" not in text
+    assert response.source_nodes == []
+    assert response.metadata[MIRAGE_KEY]["route"] == "fallback"
+
+
+def test_verified_route_sends_verified_claims_only(
+    mirage, fixed_retriever, mixed_nodes, mixed_passages, polluted_sentence
+):
+    engine = MirageQueryEngine(fixed_retriever(mixed_nodes), MockLLM(), mirage=mirage)
+    response = engine.query("When was the Eiffel Tower completed?")
+    assert isinstance(response, Response)
+    text = str(response)
+    verdict = response.metadata[MIRAGE_KEY]["verdict"]
+    assert response.metadata[MIRAGE_KEY]["route"] == "verified" == verdict["decision"]
+    assert "<evidence>" in text and "Question: When was the Eiffel Tower completed?" in text
+    delivered = [c["text"] for c in verdict["claims"] if c["selected"]]
+    assert delivered and all(f'"{c}"' in text for c in delivered)
+    assert polluted_sentence not in text
+    assert "[source: https://evil.example/x]" in text  # its corroborated sentence did pass
+    # source nodes are the verified nodes, the metadata is JSON-safe and mirrors the synthesizer's
+    assert response.source_nodes and all(
+        polluted_sentence not in n.node.get_content() for n in response.source_nodes
+    )
+    assert {n.node.node_id for n in response.source_nodes} <= set(response.metadata)
+    assert "edges" not in verdict
+    json.dumps(response.metadata)
+
+
+def test_blocked_gate_answers_from_fallback_never_empty_response(
+    mirage, fixed_retriever, polluted_nodes, polluted_passages
+):
+    engine = MirageQueryEngine(fixed_retriever(polluted_nodes), MockLLM(), mirage=mirage)
+    response = engine.query("Where is the Eiffel Tower?")
+    assert_fallback(response, polluted_passages)
+    assert response.metadata[MIRAGE_KEY]["reason"].startswith("blocked")
+    assert "Question: Where is the Eiffel Tower?" in str(response)
+
+
+async def test_empty_retrieval_is_fallback_with_no_evidence(mirage, fixed_retriever):
+    engine = MirageQueryEngine(fixed_retriever([]), MockLLM(), mirage=mirage)
+    for response in (engine.query("Who built it?"), await engine.aquery("Who built it?")):
+        assert_fallback(response, [])
+        assert "no evidence" in response.metadata[MIRAGE_KEY]["reason"]
+
+
+class RetrievalFailed(RuntimeError):
+    pass
+
+
+async def test_retriever_error_propagates(mirage, fixed_retriever):
+    engine = MirageQueryEngine(
+        fixed_retriever(lambda q: RetrievalFailed(q)), MockLLM(), mirage=mirage
+    )
+    with pytest.raises(RetrievalFailed):
+        engine.query("q")
+    with pytest.raises(RetrievalFailed):
+        await engine.aquery("q")
+
+
+async def test_sync_async_parity_32_queries(
+    fake_nli, fixed_retriever, clean_nodes, polluted_nodes, mixed_nodes, as_nodes
+):
+    corpora = [clean_nodes, polluted_nodes, mixed_nodes, [], polluted_nodes[:1] + clean_nodes]
+    queries = [f"question {i}: when was the Eiffel Tower completed?" for i in range(32)]
+    route = {q: corpora[i % len(corpora)] for i, q in enumerate(queries)}
+    engine = MirageQueryEngine(fixed_retriever(lambda q: route[q]), MockLLM(), nli=fake_nli)
+
+    def key(r: Response) -> tuple:
+        m = r.metadata[MIRAGE_KEY]
+        return (
+            str(r),
+            m["route"],
+            m["reason"],
+            m["verdict"]["selected"],
+            [(n.node.node_id, n.node.get_content(), n.score) for n in r.source_nodes],
+        )
+
+    sync = [key(engine.query(q)) for q in queries]
+    asyn = [key(r) for r in await asyncio.gather(*(engine.aquery(q) for q in queries))]
+    assert sync == asyn
+    routes = [k[1] for k in sync]
+    assert "verified" in routes and "fallback" in routes
+    assert all("Empty Response" not in k[0] for k in sync)
+
+
+def test_streaming_both_routes(
+    mirage, fixed_retriever, mixed_nodes, polluted_nodes, polluted_passages, polluted_sentence
+):
+    verified = MirageQueryEngine(
+        fixed_retriever(mixed_nodes), MockLLM(), mirage=mirage, streaming=True
+    ).query("q")
+    assert isinstance(verified, StreamingResponse)
+    assert verified.metadata[MIRAGE_KEY]["route"] == "verified" and verified.source_nodes
+    chunks = list(verified.response_gen)
+    assert (
+        len(chunks) > 1
+        and "<evidence>" in "".join(chunks)
+        and polluted_sentence not in "".join(chunks)
+    )
+
+    blocked = MirageQueryEngine(
+        fixed_retriever(polluted_nodes), MockLLM(), mirage=mirage, streaming=True
+    ).query("q")
+    assert isinstance(blocked, StreamingResponse)
+    assert_fallback(blocked, polluted_passages)
+
+
+async def test_async_streaming_both_routes(
+    mirage, fixed_retriever, mixed_nodes, polluted_nodes, polluted_passages
+):
+    engine = MirageQueryEngine(
+        fixed_retriever(mixed_nodes), MockLLM(), mirage=mirage, streaming=True
+    )
+    verified = await engine.aquery("q")
+    assert isinstance(verified, AsyncStreamingResponse)
+    text = "".join([t async for t in verified.async_response_gen()])
+    assert "<evidence>" in text
+
+    engine = MirageQueryEngine(
+        fixed_retriever(polluted_nodes), MockLLM(), mirage=mirage, streaming=True
+    )
+    blocked = await engine.aquery("q")
+    assert isinstance(blocked, AsyncStreamingResponse)
+    text = "".join([t async for t in blocked.async_response_gen()])
+    assert "Empty Response" not in text and "own knowledge" in text and "Eiffel" not in text
+    assert blocked.source_nodes == []
+
+
+class NoStreamLLM(CustomLLM):
+    """An LLM that can only complete (its stream methods raise NotImplementedError)."""
+
+    @property
+    def metadata(self) -> LLMMetadata:
+        return LLMMetadata()
+
+    @llm_completion_callback()
+    def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
+        return CompletionResponse(text="ANSWER")
+
+    @llm_completion_callback()
+    def stream_complete(
+        self, prompt: str, formatted: bool = False, **kwargs: Any
+    ) -> CompletionResponseGen:
+        raise NotImplementedError
+
+
+def test_streaming_with_an_llm_that_cannot_stream(mirage, fixed_retriever, clean_nodes):
+    response = MirageQueryEngine(
+        fixed_retriever(clean_nodes), NoStreamLLM(), mirage=mirage, streaming=True
+    ).query("q")
+    assert isinstance(response, StreamingResponse) and list(response.response_gen) == ["ANSWER"]
+
+
+def test_prompts_are_overridable_templates(mirage, fixed_retriever, clean_nodes, polluted_nodes):
+    engine = MirageQueryEngine(
+        fixed_retriever(clean_nodes),
+        MockLLM(),
+        mirage=mirage,
+        verified_prompt=PromptTemplate("VERIFIED {question}\n{evidence}"),
+    )
+    assert set(engine.get_prompts()) == {"verified_prompt", "fallback_prompt"}
+    assert str(engine.query("Q1")).startswith("VERIFIED Q1\n[source: ")
+
+    engine.update_prompts({"fallback_prompt": PromptTemplate("FALLBACK {question}")})
+    engine._retriever = fixed_retriever(polluted_nodes)
+    assert str(engine.query("Q2")) == "FALLBACK Q2"
+
+    with pytest.raises(ValueError, match="evidence"):
+        engine.update_prompts({"fallback_prompt": PromptTemplate("{evidence} {question}")})
+    with pytest.raises(ValueError, match="evidence"):
+        MirageQueryEngine(
+            fixed_retriever([]), MockLLM(), mirage=mirage, verified_prompt="{question}"
+        )
+
+
+def test_retrieve_returns_verified_nodes(mirage, fixed_retriever, mixed_nodes, polluted_nodes):
+    from llama_index.core.schema import QueryBundle
+
+    engine = MirageQueryEngine(fixed_retriever(mixed_nodes), MockLLM(), mirage=mirage)
+    nodes = engine.retrieve(QueryBundle("q"))
+    assert nodes and all(MIRAGE_KEY in n.node.metadata for n in nodes)
+    assert (
+        MirageQueryEngine(fixed_retriever(polluted_nodes), MockLLM(), mirage=mirage).retrieve(
+            QueryBundle("q")
+        )
+        == []
+    )
+
+
+def test_shared_postprocessor_and_argument_checks(mirage, fixed_retriever, clean_nodes):
+    pp = MiragePostprocessor(mirage=mirage, output="claims")
+    engine = MirageQueryEngine(fixed_retriever(clean_nodes), MockLLM(), postprocessor=pp)
+    assert engine.postprocessor is pp and engine.mirage is mirage
+    response = engine.query("q")
+    assert all("#claim-" in n.node.node_id for n in response.source_nodes)
+    with pytest.raises(ValueError):
+        MirageQueryEngine(
+            fixed_retriever([]), MockLLM(), postprocessor=pp, mirage=Mirage(nli=mirage.nli)
+        )
+    with pytest.raises(TypeError):
+        MirageQueryEngine(object(), MockLLM(), mirage=mirage)
