@@ -8,25 +8,21 @@ from typing import Any
 from langchain_core.callbacks import Callbacks
 from langchain_core.documents import Document
 from langchain_core.documents.compressor import BaseDocumentCompressor
-from pydantic import ConfigDict, PrivateAttr, field_validator, model_validator
 
-from mirage_core import Mirage, MirageConfig
 from mirage_langchain._convert import (
-    OutputMode,
     aemit_verdict,
-    build_engine,
     check_documents,
-    check_k,
     documents_to_passages,
     emit_verdict,
     verdict_to_documents,
 )
+from mirage_langchain._engine import MirageEngineFields
 from mirage_langchain.retriever import MirageRetrieval
 
 __all__ = ["MirageCompressor"]
 
 
-class MirageCompressor(BaseDocumentCompressor):
+class MirageCompressor(MirageEngineFields, BaseDocumentCompressor):
     """Verify already-retrieved documents for a query; same options and output as
     :class:`~mirage_langchain.MirageRetriever` (``k``, ``config``, ``nli`` or ``mirage``,
     ``output``). Returns new documents (``[]`` when the gate blocks); the input documents are
@@ -37,31 +33,6 @@ class MirageCompressor(BaseDocumentCompressor):
     happens inside a runnable); a bare call has no run to attach it to, so use
     :meth:`compress_with_verdict` there.
     """
-
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
-    k: int | None = None
-    config: MirageConfig | None = None
-    nli: Any = None
-    mirage: Mirage | None = None
-    output: OutputMode = "sentences"
-
-    _engine: Mirage = PrivateAttr()
-
-    @field_validator("k", mode="before")
-    @classmethod
-    def _validate_k(cls, value: Any) -> int | None:
-        return check_k(value)
-
-    @model_validator(mode="after")
-    def _build_engine(self) -> MirageCompressor:
-        self._engine = build_engine(self.mirage, self.config, self.nli)
-        return self
-
-    @property
-    def engine(self) -> Mirage:
-        """The :class:`~mirage_core.Mirage` engine every call uses."""
-        return self._engine
 
     def _finish(self, docs: list[Document], verdict: Any) -> MirageRetrieval:
         documents, claims = verdict_to_documents(docs, verdict, self.output, self.k)

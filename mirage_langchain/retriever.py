@@ -11,19 +11,18 @@ from langchain_core.callbacks import (
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
-from pydantic import ConfigDict, PrivateAttr, field_validator, model_validator
+from pydantic import field_validator
 
-from mirage_core import Claim, Mirage, MirageConfig, Verdict
+from mirage_core import Claim, Verdict
 from mirage_langchain._convert import (
-    OutputMode,
     aemit_verdict,
-    build_engine,
     check_documents,
     check_k,
     documents_to_passages,
     emit_verdict,
     verdict_to_documents,
 )
+from mirage_langchain._engine import MirageEngineFields
 
 __all__ = ["MirageRetrieval", "MirageRetriever"]
 
@@ -47,7 +46,7 @@ class MirageRetrieval(NamedTuple):
         return self.verdict.decision
 
 
-class MirageRetriever(BaseRetriever):
+class MirageRetriever(MirageEngineFields, BaseRetriever):
     """A retriever that verifies what another retriever found before anything reaches a model.
 
     It calls ``base_retriever`` (any retriever-like Runnable: a vector store retriever, BM25,
@@ -85,16 +84,7 @@ class MirageRetriever(BaseRetriever):
         >>> docs = retriever.invoke("When was the Eiffel Tower completed?")
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
     base_retriever: Runnable
-    k: int | None = None
-    config: MirageConfig | None = None
-    nli: Any = None
-    mirage: Mirage | None = None
-    output: OutputMode = "sentences"
-
-    _engine: Mirage = PrivateAttr()
 
     @field_validator("base_retriever", mode="before")
     @classmethod
@@ -107,21 +97,6 @@ class MirageRetriever(BaseRetriever):
             "base_retriever must be a retriever-like Runnable (str -> list[Document]) or a "
             f"function of the query, got {type(value).__name__}"
         )
-
-    @field_validator("k", mode="before")
-    @classmethod
-    def _validate_k(cls, value: Any) -> int | None:
-        return check_k(value)
-
-    @model_validator(mode="after")
-    def _build_engine(self) -> MirageRetriever:
-        self._engine = build_engine(self.mirage, self.config, self.nli)
-        return self
-
-    @property
-    def engine(self) -> Mirage:
-        """The :class:`~mirage_core.Mirage` engine every call of this retriever uses."""
-        return self._engine
 
     # -- retrieval -----------------------------------------------------------------------------
     def _finish(self, docs: list[Document], verdict: Verdict, k: int | None) -> MirageRetrieval:
