@@ -14,16 +14,13 @@ mirage; nothing is downloaded.
 from __future__ import annotations
 
 import asyncio
-import math
-import re
-from collections import Counter
-from collections.abc import Sequence
 from typing import Any
 
 from llama_index.core.llms import LLM, MockLLM
 from llama_index.core.retrievers import BaseRetriever
-from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+from llama_index.core.schema import NodeWithScore, TextNode
 from llama_index.core.workflow import Event, StartEvent, StopEvent, Workflow, step
+from llamaindex_quickstart import KeywordRetriever  # same folder: the example retriever
 
 from mirage_core.prompts import format_claims
 from mirage_llamaindex import (
@@ -96,46 +93,7 @@ QUESTIONS = [
     "When was the Great Wall built, and how long is it?",
 ]
 
-_WORD = re.compile(r"[a-z0-9]+(?:,\d+)*")
-_STOP = frozenset(
-    "a an and by did for how in is it long of on the to was what when which who".split()
-)
 
-
-def _tokens(text: str) -> list[str]:
-    return [t for t in _WORD.findall(text.lower()) if t not in _STOP]
-
-
-class KeywordRetriever(BaseRetriever):
-    """TF-IDF cosine ranking over a list of nodes: a stand-in for any LlamaIndex retriever."""
-
-    def __init__(self, nodes: Sequence[TextNode], top_k: int = 4) -> None:
-        super().__init__()
-        self._nodes = list(nodes)
-        self._top_k = top_k
-        counts = [Counter(_tokens(n.get_content())) for n in self._nodes]
-        df = Counter(t for c in counts for t in c)
-        self._idf = {t: math.log((1 + len(counts)) / (1 + k)) + 1 for t, k in df.items()}
-        self._vectors = [self._vector(c) for c in counts]
-
-    def _vector(self, counts: Counter) -> dict[str, float]:
-        vec = {t: c * self._idf.get(t, 0.0) for t, c in counts.items()}
-        norm = math.sqrt(sum(v * v for v in vec.values())) or 1.0
-        return {t: v / norm for t, v in vec.items()}
-
-    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        query = self._vector(Counter(_tokens(query_bundle.query_str)))
-        scored = [
-            (sum(w * vec.get(t, 0.0) for t, w in query.items()), i)
-            for i, vec in enumerate(self._vectors)
-        ]
-        scored.sort(reverse=True)
-        return [
-            NodeWithScore(node=self._nodes[i], score=s) for s, i in scored[: self._top_k] if s > 0
-        ]
-
-
-# -- the workflow ---------------------------------------------------------------------------
 class Retrieved(Event):
     question: str
     nodes: list[NodeWithScore]
