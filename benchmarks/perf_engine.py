@@ -20,6 +20,17 @@ from pathlib import Path
 from mirage_core import Mirage, MirageConfig, Passage
 
 
+def chunk(sentences: list[str], max_chars: int = 1000) -> str:
+    """Whole sentences up to ``max_chars``: a retrieval-sized chunk of a web page."""
+    out, size = [], 0
+    for sent in sentences:
+        if out and size + len(sent) > max_chars:
+            break
+        out.append(sent)
+        size += len(sent) + 1
+    return " ".join(out)
+
+
 def gpe_passages(seed: int, n: int) -> list[Passage]:
     spec = importlib.util.find_spec("gpe")
     if spec is None or not spec.submodule_search_locations:
@@ -30,10 +41,15 @@ def gpe_passages(seed: int, n: int) -> list[Passage]:
     rng.shuffle(rows)
     category = rows[0]["category"]
     out: list[Passage] = []
-    for row in (r for r in rows if r["category"] == category):
+    # Every evidence item of a claim (benign, distractors, and the attack passages, which are
+    # written to match it) is on one topic, as a real top-k is; further claims of the same
+    # category fill up to n.
+    rows.sort(key=lambda r: r["category"] != category)
+    for row in rows:
         env = row["evidence_environment"]
-        for ev in env["benign"] + env.get("related_distractor", []):
-            text = " ".join(ev.get("contents") or [])
+        attacks = [ev for evs in (env.get("poisoned") or {}).values() for ev in evs]
+        for ev in env["benign"] + env.get("related_distractor", []) + attacks:
+            text = chunk(ev.get("contents") or [])
             if text.strip():
                 out.append(Passage(text, source=ev.get("url") or ev["evidence_id"], score=1.0 / (1 + len(out))))
         if len(out) >= n:
@@ -54,8 +70,12 @@ def main() -> None:
     query = "benchmark query"
     nli = TransformersNLI(args.model, cache_size=0)  # no cache: every pair is a real forward pass
     nli.predict(["warm up the model"], ["the model is warm"])
-    budgets = {"budget": MirageConfig(), "no budget": MirageConfig(pairs_per_claim=None, max_pairs=None)}
-    print(f"model: {nli.name}; passages: gpe-eval benign+distractor evidence, one category")
+    budgets = {
+        "default": MirageConfig(),
+        "ppc=2": MirageConfig(pairs_per_claim=2),
+        "no budget": MirageConfig(pairs_per_claim=None, max_pairs=None),
+    }
+    print(f"model: {nli.name}; passages: gpe-eval evidence (benign, distractor, attack) of one claim at a time, one category")
     header = (
         f"{'k':>3} {'config':>9} {'claims':>6} {'x-src':>7} {'τ-kept':>6} {'NLI':>5} "
         f"{'nli_alone_s':>11} {'defend_s':>8} {'ratio':>6}  stages (ms)"

@@ -31,20 +31,21 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = [
-    "LABELS",
     "LABEL2ID",
+    "LABELS",
     "NLIExample",
     "Splits",
     "build_splits",
     "default_data_dir",
+    "iter_label_counts",
     "load_climate_fever",
     "load_jsonl",
     "load_line_aligned",
     "load_tsv",
     "normalize_label",
-    "iter_label_counts",
     "normalize_text",
     "sample",
+    "split_sentences",
 ]
 
 LABELS: tuple[str, str, str] = ("entailment", "neutral", "contradiction")
@@ -87,6 +88,22 @@ def normalize_text(text: str) -> str:
     t = re.sub(r"([(\[])\s+", r"\1", t)
     t = re.sub(r"\s+(n't|'s|'re|'ve|'ll|'d|'m)\b", r"\1", t)
     return _WS.sub(" ", t).strip()
+
+
+_SENT_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"])")
+
+
+def split_sentences(text: str) -> list[str]:
+    """A light sentence splitter (period/!/? followed by a capital); good enough for
+    Wikipedia-style paragraphs, keeps short abbreviations like "U.S." mostly intact."""
+    parts = [p.strip() for p in _SENT_END.split(text) if p.strip()]
+    out: list[str] = []
+    for p in parts:
+        if out and (len(out[-1]) < 4 or re.search(r"\b(?:[A-Z]|Mr|Mrs|Dr|St|Jr|No|vs)\.$", out[-1])):
+            out[-1] = out[-1] + " " + p
+        else:
+            out.append(p)
+    return out
 
 
 def _key(text: str) -> str:
@@ -243,13 +260,7 @@ ESNLI = "OanaMariaCamburu+e-SNLI/dataset/eSNLI"
 
 #: Training sources: name -> (loader, relative paths, license note).
 TRAIN_SOURCES: dict[str, tuple[str, tuple[str, ...], str]] = {
-    "lingnli": ("jsonl", tuple(
-        f"{LING}/NLI_data/{proto}/train_round{r}_{tag}.jsonl"
-        for proto, tag in (("1_Baseline_protocol", "baseline"), ("2_Ling_on_side_protocol", "LotS"),
-                           ("3_Ling_in_loop_protocol", "LitL"))
-        for r in range(1, 6)
-    ) + (f"{LING}/NLI_data/1_Baseline_protocol/val_round5_base_combined.jsonl",
-         f"{LING}/NLI_data/2_Ling_on_side_protocol/val_round5_LotS_combined.jsonl"),
+    "lingnli": ("jsonl", (*tuple(f"{LING}/NLI_data/{proto}/train_round{r}_{tag}.jsonl" for proto, tag in (("1_Baseline_protocol", "baseline"), ("2_Ling_on_side_protocol", "LotS"), ("3_Ling_in_loop_protocol", "LitL")) for r in range(1, 6)), f"{LING}/NLI_data/1_Baseline_protocol/val_round5_base_combined.jsonl", f"{LING}/NLI_data/2_Ling_on_side_protocol/val_round5_LotS_combined.jsonl"),
         "LingNLI (Parrish et al. 2021): license not stated in the repository"),
     "snli-test": ("esnli", (f"{ESNLI}/s1.test", f"{ESNLI}/s2.test", f"{ESNLI}/labels.test"),
                   "SNLI test: CC BY-SA 4.0"),
@@ -319,11 +330,16 @@ class Splits:
         return list(seen)
 
     def heldout_sentences(self) -> list[str]:
-        """Distinct premises of the held-out MNLI half and of SNLI dev (never trained on)."""
+        """Distinct sentences of evaluation sets that are never trained on: premises and
+        hypotheses of the held-out MNLI half, premises of SNLI dev and ConjNLI dev, and the
+        premise paragraphs of ANLI dev split into sentences (fact-rich Wikipedia text)."""
         seen: dict[str, None] = {}
-        for name in ("mnli-heldout", "snli-dev"):
+        for name in ("mnli-heldout", "snli-dev", "conjnli-dev", "anli-dev"):
             for ex in self.eval.get(name, []):
-                seen.setdefault(ex.premise)
+                for sent in split_sentences(ex.premise):
+                    seen.setdefault(sent)
+                if name == "mnli-heldout":
+                    seen.setdefault(ex.hypothesis)
         return list(seen)
 
 

@@ -1,0 +1,475 @@
+"""Offline gate calibration: a grid over r_max, d_min (and τ, κ) on cached NLI outputs.
+
+The NLI model runs once per pair. A prefill pass runs the engine with the loosest τ of the grid
+and no pair budget, which puts every pair any grid point can ask for into the backend's pair
+cache; every grid point then re-runs the engine on cache hits only (the number of cache misses
+during the grid is counted and must be 0). r_max and d_min act on the gate alone — S*, r_contr
+and d_src do not depend on them — so the engine runs once per (τ, κ) with the loosest gate
+(r_max = 1, d_min = 1; any other blocking rule, such as ``block_on_tie``, still applies) and the
+decision of each (r_max, d_min) is read off its verdicts: pass iff the loose run passed,
+r_contr ≤ r_max and d_src ≥ d_min, exactly as ``Mirage._gate`` decides.
+
+Thresholds are fitted on a seeded split of the queries (``fit_fraction``) and reported on the
+held-out rest. Objectives (:data:`OBJECTIVES`) are maximized subject to a floor on the MIXED
+retention of corroborated clean claims:
+
+- ``pass_gap`` (default): CLEAN pass rate − FULL pass rate;
+- ``exposure_gap``: CLEAN pass rate − share of MIXED/FULL queries where a polluted claim is
+  delivered.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mirage_core.config import MirageConfig
+from mirage_core.defense import Mirage
+from mirage_core.evaluation.datasets import Dataset
+from mirage_core.evaluation.harness import claim_pollution, contains_answer, corroborated_clean
+from mirage_core.pollution.families import rng_for
+
+__all__ = [
+    "DEFAULT_GRID",
+    "OBJECTIVES",
+    "CalibrationResult",
+    "GridPoint",
+    "calibrate",
+    "split_queries",
+]
+
+DEFAULT_GRID: dict[str, tuple[float, ...]] = {
+    "r_max": (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.7, 1.0),
+    "d_min": (1, 2, 3),
+}
+
+OBJECTIVES: dict[str, str] = {
+    "pass_gap": "CLEAN pass rate − FULL pass rate",
+    "exposure_gap": "CLEAN pass rate − share of MIXED/FULL queries that deliver a polluted claim",
+}
+
+
+def split_queries(
+    qids: Sequence[str], fit_fraction: float, seed: int | str
+) -> tuple[set[str], set[str]]:
+    """Seeded split of the distinct query ids into (fit, held-out)."""
+    if not 0 < fit_fraction <= 1:
+        raise ValueError(f"fit_fraction must be in (0, 1], got {fit_fraction}")
+    unique = sorted(set(qids))
+    rng_for(seed, "calibration-split").shuffle(unique)
+    n_fit = max(1, math.ceil(len(unique) * fit_fraction)) if unique else 0
+    if fit_fraction < 1 and len(unique) > 1:
+        n_fit = min(n_fit, len(unique) - 1)
+    return set(unique[:n_fit]), set(unique[n_fit:])
+
+
+@dataclass
+class GridPoint:
+    tau: float
+    kappa: float
+    r_max: float
+    d_min: int
+    fit: dict[str, Any]
+    held_out: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return {"tau": self.tau, "kappa": self.kappa, "r_max": self.r_max, "d_min": self.d_min}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.params, "fit": self.fit, "held_out": self.held_out}
+
+
+@dataclass
+class CalibrationResult:
+    config: MirageConfig
+    best: GridPoint
+    base: GridPoint
+    table: list[GridPoint]  # every grid point, best first
+    objective: str
+    min_retention: float | None
+    feasible: bool
+    split: dict[str, Any]
+    nli: dict[str, Any]
+    dataset: dict[str, Any]
+
+    def to_dict(self, top: int | None = None) -> dict[str, Any]:
+        return {
+            "config": self.config.to_dict(),
+            "calibration": {
+                "objective": self.objective,
+                "objective_definition": OBJECTIVES[self.objective],
+                "min_mixed_retention": self.min_retention,
+                "feasible": self.feasible,
+                "best": self.best.to_dict(),
+                "base": self.base.to_dict(),
+                "split": self.split,
+                "nli": self.nli,
+                "dataset": self.dataset,
+                "grid": [p.to_dict() for p in (self.table if top is None else self.table[:top])],
+            },
+        }
+
+    def write(self, path: str | Path) -> None:
+        """A JSON file that :meth:`MirageConfig.from_file` loads (fields under ``"config"``)."""
+        Path(path).write_text(json.dumps(self.to_dict(), indent=2, default=_json_default) + "\n")
+
+    def table_markdown(self, top: int = 15) -> str:
+        head = (
+            "| τ | κ | r_max | d_min | pass CLEAN | pass MIXED | pass FULL | retention MIXED | "
+            "contamination MIXED | objective (fit) | objective (held-out) |\n"
+            "|---|---|---|---|---|---|---|---|---|---|---|"
+        )
+        lines = [head]
+        shown = list(self.table[:top])
+        if all(p is not self.base for p in shown):
+            shown.append(self.base)
+        for p in shown:
+            tag = " (best)" if p is self.best else (" (base)" if p is self.base else "")
+            f = p.fit
+            lines.append(
+                f"| {p.tau:g} | {p.kappa:g} | {p.r_max:g}{tag} | {p.d_min} | {_pct(f.get('pass_clean'))} | "
+                f"{_pct(f.get('pass_mixed'))} | {_pct(f.get('pass_full'))} | {_pct(f.get('retention_mixed'))} | "
+                f"{_pct(f.get('contamination_mixed'))} | {_num(f.get('objective'))} | "
+                f"{_num(p.held_out.get('objective')) if p.held_out else '—'} |"
+            )
+        return "\n".join(lines)
+
+
+def _pct(x: float | None) -> str:
+    return "—" if x is None else f"{100 * x:.1f}%"
+
+
+def _num(x: float | None) -> str:
+    return "—" if x is None else f"{x:+.3f}"
+
+
+def _json_default(o: Any) -> Any:
+    if isinstance(o, np.integer | np.floating):
+        return o.item()
+    if isinstance(o, set):
+        return sorted(o)
+    return str(o)
+
+
+def _as_cached(nli: Any) -> Any:
+    if (
+        hasattr(nli, "cache")
+        and hasattr(nli.cache, "misses")
+        and callable(getattr(nli, "predict", None))
+    ):
+        return nli
+    from mirage_core.nli.base import CallableNLI
+
+    if not callable(getattr(nli, "predict", None)):
+        raise TypeError("nli must have predict(premises, hypotheses)")
+    return CallableNLI(lambda p, h: nli.predict(p, h))
+
+
+def _batched(
+    engine: Mirage, instances: Sequence[Any], batch_size: int, tick: Callable[[int], None] | None
+):
+    out = []
+    for start in range(0, len(instances), batch_size):
+        batch = instances[start : start + batch_size]
+        out += engine.defend_many([i.query for i in batch], [i.passages for i in batch])
+        if tick is not None:
+            tick(len(batch))
+    return out
+
+
+def calibrate(
+    dataset: Dataset,
+    nli: Any,
+    *,
+    base: MirageConfig | None = None,
+    grid: Mapping[str, Sequence[float]] | None = None,
+    objective: str = "pass_gap",
+    min_retention: float | None = 0.5,
+    fit_fraction: float = 0.5,
+    seed: int | str = 0,
+    batch_size: int = 16,
+    embedder: Any = None,
+    progress: Callable[[int], None] | None = None,
+    log: Callable[[str], None] | None = print,
+) -> CalibrationResult:
+    """Fit r_max, d_min (and τ, κ when the grid lists them) on a split of ``dataset``.
+
+    Args:
+        nli: the NLI backend; one with a pair cache (``CachedNLI``) is used as is, any other
+            is wrapped in one. The cache is enlarged for the run if needed so nothing is evicted.
+        base: the configuration whose other fields the result keeps (default ``MirageConfig()``).
+        grid: values per parameter (``r_max``, ``d_min``, ``tau``, ``kappa``); parameters left
+            out keep ``base``'s value. Default :data:`DEFAULT_GRID`.
+        objective: a key of :data:`OBJECTIVES`.
+        min_retention: floor on MIXED retention (``None``: no floor). When no grid point meets
+            it, the point with the highest MIXED retention wins and ``feasible`` is False.
+        fit_fraction: share of queries used to fit; the rest is the held-out report split.
+        embedder: sentence embedder for configs that need one (``independence="embedding"``
+            or ``paraphrase_pairs``); default: the packaged one, loaded once.
+        progress: called with instance counts as engine runs finish (prefill and grid).
+    """
+    if objective not in OBJECTIVES:
+        raise ValueError(f"unknown objective {objective!r}; expected one of {list(OBJECTIVES)}")
+    base = base or MirageConfig()
+    grid = dict(DEFAULT_GRID if grid is None else grid)
+    unknown = set(grid) - {"r_max", "d_min", "tau", "kappa"}
+    if unknown:
+        raise ValueError(f"grid keys must be r_max, d_min, tau, kappa; got {sorted(unknown)}")
+    values = {
+        name: sorted(
+            {
+                float(v) if name != "d_min" else int(v)
+                for v in grid.get(name, (getattr(base, name),))
+            }
+        )
+        for name in ("tau", "kappa", "r_max", "d_min")
+    }
+    for name, vals in values.items():  # validate every value through MirageConfig
+        for v in vals:
+            base.replace(**{name: v})
+    instances = list(dataset.instances)
+    if not instances:
+        raise ValueError("calibration needs a non-empty dataset")
+    fit_ids, test_ids = split_queries([i.qid for i in instances], fit_fraction, seed)
+
+    backend = _as_cached(nli)
+    cache = backend.cache
+    old_size = cache.maxsize
+    cache.maxsize = max(cache.maxsize, 10_000_000)
+    say = log or (lambda _m: None)
+    try:
+        # 1) Prefill: the loosest τ and no pair budget cover every pair the grid can ask for.
+        prefill_cfg = base.replace(tau=min(values["tau"]), pairs_per_claim=None, max_pairs=None)
+        m0 = cache.misses
+        shared = embedder
+        if shared is None and (base.independence == "embedding" or base.paraphrase_pairs):
+            shared = Mirage(base, nli=backend).embedder  # one embedder for every run
+        reference = _batched(
+            Mirage(prefill_cfg, nli=backend, embedder=shared), instances, batch_size, progress
+        )
+        prefill_misses = cache.misses - m0
+        say(
+            f"prefill: {len(instances)} inputs, {prefill_misses} NLI pair evaluations (cache misses)"
+        )
+
+        polluted = [
+            claim_pollution(inst, v.claims) for inst, v in zip(instances, reference, strict=True)
+        ]
+        corr = [corroborated_clean(v, p) for v, p in zip(reference, polluted, strict=True)]
+        regime = np.array([i.regime for i in instances])
+        split = np.array([i.qid in fit_ids for i in instances])
+        corr_total = np.array([c.sum() for c in corr], dtype=np.float64)
+        qa = bool(dataset.qa)
+
+        # 2) The grid: cache hits only.
+        misses_before = cache.misses
+        hits_before = cache.hits
+        table: list[GridPoint] = []
+        for tau, kappa in itertools.product(values["tau"], values["kappa"]):
+            # The loosest gate: a verdict then passes unless S* is empty or a gate condition
+            # that does not depend on r_max / d_min blocks it (e.g. block_on_tie).
+            engine = Mirage(
+                base.replace(tau=tau, kappa=kappa, r_max=1.0, d_min=1), nli=backend, embedder=shared
+            )
+            verdicts = _batched(engine, instances, batch_size, progress)
+            n = len(verdicts)
+            has_sel = np.zeros(n, dtype=bool)
+            r = np.zeros(n)
+            d = np.zeros(n, dtype=np.int64)
+            n_deliv = np.zeros(n)
+            n_poll = np.zeros(n)
+            kept = np.zeros(n)
+            correct = np.zeros(n, dtype=bool)
+            wrong = np.zeros(n, dtype=bool)
+            for j, (inst, v) in enumerate(zip(instances, verdicts, strict=True)):
+                if [c.text for c in v.claims] != [c.text for c in reference[j].claims]:
+                    raise RuntimeError(
+                        "claims differ between grid points (only τ, κ, r_max, d_min may vary)"
+                    )
+                sel = np.asarray(v.selected, dtype=np.int64)
+                has_sel[j] = v.passed and sel.size > 0 and v.nli_error is None
+                r[j] = v.r_contr if math.isfinite(v.r_contr) else np.inf
+                d[j] = v.d_src
+                n_deliv[j] = sel.size
+                n_poll[j] = polluted[j][sel].sum() if sel.size else 0
+                kept[j] = corr[j][sel].sum() if sel.size else 0
+                if qa:
+                    text = " ".join(v.claims[i].text for i in sel)
+                    correct[j] = contains_answer(text, inst.correct)
+                    wrong[j] = contains_answer(text, inst.incorrect)
+            for r_max, d_min in itertools.product(values["r_max"], values["d_min"]):
+                passed = has_sel & (r <= r_max) & (d >= d_min)  # as Mirage._gate decides
+                stats = dict(
+                    passed=passed,
+                    n_deliv=n_deliv,
+                    n_poll=n_poll,
+                    kept=kept,
+                    corr_total=corr_total,
+                    regime=regime,
+                    correct=correct,
+                    wrong=wrong,
+                    qa=qa,
+                )
+                fit = _score(stats, split, objective)
+                held = _score(stats, ~split, objective) if (~split).any() else {}
+                table.append(GridPoint(tau, kappa, r_max, int(d_min), fit, held))
+        grid_misses = cache.misses - misses_before
+        grid_hits = cache.hits - hits_before
+        say(
+            f"grid: {len(table)} points, {grid_hits} cache hits, {grid_misses} cache misses (NLI calls)"
+        )
+        if grid_misses:
+            raise RuntimeError(
+                f"the grid made {grid_misses} NLI calls; the prefill should have cached every pair"
+            )
+    finally:
+        cache.maxsize = old_size
+
+    def feasible(p: GridPoint) -> bool:
+        ret = p.fit.get("retention_mixed")
+        return min_retention is None or ret is None or ret >= min_retention - 1e-12
+
+    def sort_key(p: GridPoint) -> tuple:
+        f = p.fit
+        return (
+            not feasible(p),
+            -(f.get("objective") if f.get("objective") is not None else -np.inf),
+            -(f.get("retention_mixed") or 0.0),
+            f.get("contamination_mixed") or 0.0,
+            abs(p.tau - base.tau)
+            + abs(p.kappa - base.kappa)
+            + abs(p.r_max - base.r_max)
+            + abs(p.d_min - base.d_min),
+        )
+
+    any_feasible = any(feasible(p) for p in table)
+    if any_feasible:
+        table.sort(key=sort_key)
+    else:
+        say(
+            f"no grid point reaches MIXED retention ≥ {min_retention}; choosing the highest retention"
+        )
+        table.sort(key=lambda p: (-(p.fit.get("retention_mixed") or 0.0), sort_key(p)[1:]))
+    best = table[0]
+    base_point = next(
+        (
+            p
+            for p in table
+            if (p.tau, p.kappa, p.r_max, p.d_min) == (base.tau, base.kappa, base.r_max, base.d_min)
+        ),
+        None,
+    )
+    if base_point is None:  # the base is outside the grid: score it from a dedicated run
+        base_point = _score_config(
+            base, instances, polluted, corr, backend, shared, split, objective, qa, batch_size
+        )
+    config = base.replace(**best.params)
+    return CalibrationResult(
+        config=config,
+        best=best,
+        base=base_point,
+        table=table,
+        objective=objective,
+        min_retention=min_retention,
+        feasible=any_feasible,
+        split={
+            "fit_fraction": fit_fraction,
+            "seed": seed,
+            "fit_queries": len(fit_ids),
+            "held_out_queries": len(test_ids),
+        },
+        nli={
+            "prefill_pair_evaluations": prefill_misses,
+            "grid_cache_hits": grid_hits,
+            "grid_cache_misses": grid_misses,
+            "backend": repr(nli),
+        },
+        dataset=dataset.info(),
+    )
+
+
+def _score_config(
+    cfg, instances, polluted, corr, backend, embedder, split, objective, qa, batch_size
+) -> GridPoint:
+    verdicts = _batched(Mirage(cfg, nli=backend, embedder=embedder), instances, batch_size, None)
+    n = len(verdicts)
+    passed = np.array([v.passed for v in verdicts])
+    sel = [np.asarray(v.selected if v.passed else (), dtype=np.int64) for v in verdicts]
+    stats = dict(
+        passed=passed,
+        n_deliv=np.array([s.size for s in sel], dtype=np.float64),
+        n_poll=np.array(
+            [polluted[j][s].sum() if s.size else 0 for j, s in enumerate(sel)], dtype=np.float64
+        ),
+        kept=np.array(
+            [corr[j][s].sum() if s.size else 0 for j, s in enumerate(sel)], dtype=np.float64
+        ),
+        corr_total=np.array([c.sum() for c in corr], dtype=np.float64),
+        regime=np.array([i.regime for i in instances]),
+        correct=np.array(
+            [
+                qa
+                and contains_answer(
+                    " ".join(verdicts[j].claims[i].text for i in sel[j]), instances[j].correct
+                )
+                for j in range(n)
+            ]
+        ),
+        wrong=np.array(
+            [
+                qa
+                and contains_answer(
+                    " ".join(verdicts[j].claims[i].text for i in sel[j]), instances[j].incorrect
+                )
+                for j in range(n)
+            ]
+        ),
+        qa=qa,
+    )
+    fit = _score(stats, split, objective)
+    held = _score(stats, ~split, objective) if (~split).any() else {}
+    return GridPoint(cfg.tau, cfg.kappa, cfg.r_max, cfg.d_min, fit, held)
+
+
+def _score(stats: Mapping[str, Any], mask: np.ndarray, objective: str) -> dict[str, Any]:
+    passed = stats["passed"] & mask
+    regime = stats["regime"]
+    out: dict[str, Any] = {}
+    for name in ("clean", "mixed", "full"):
+        m = mask & (regime == name)
+        out[f"n_{name}"] = int(m.sum())
+        out[f"pass_{name}"] = float(passed[m].mean()) if m.any() else None
+        if name != "clean":
+            deliv = (stats["n_deliv"] * passed)[m].sum()
+            out[f"contamination_{name}"] = (
+                float((stats["n_poll"] * passed)[m].sum() / deliv) if deliv else None
+            )
+            out[f"exposure_{name}"] = (
+                float((passed & (stats["n_poll"] > 0))[m].mean()) if m.any() else None
+            )
+        if name != "full":
+            total = stats["corr_total"][m].sum()
+            out[f"retention_{name}"] = (
+                float((stats["kept"] * passed)[m].sum() / total) if total else None
+            )
+        if stats["qa"] and m.any():
+            c, w = stats["correct"] & passed, stats["wrong"] & passed
+            out[f"correct_only_{name}"] = float((c & ~w)[m].mean())
+            out[f"incorrect_in_evidence_{name}"] = float(w[m].mean())
+    clean = out.get("pass_clean")
+    if objective == "pass_gap":
+        full = out.get("pass_full")
+        out["objective"] = None if clean is None or full is None else clean - full
+    else:  # exposure_gap
+        m = mask & (regime != "clean")
+        exposure = float((passed & (stats["n_poll"] > 0))[m].mean()) if m.any() else None
+        out["objective"] = None if clean is None or exposure is None else clean - exposure
+    return out

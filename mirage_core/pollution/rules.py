@@ -1,0 +1,676 @@
+"""The rule-based polluter: minimal, fluent, topical edits that run offline.
+
+One edit per passage, in one sentence, chosen with a seeded generator:
+
+- **unambiguous** — a number, year, month / weekday or proper name replaced by another of the
+  same kind found in the corpus (a year by a year, a percentage by a percentage, a place by a
+  place, ...); numbers with no such partner are perturbed (same format, similar magnitude);
+- **conflicting** — a polarity flip: an antonym swap (``increased`` → ``decreased``), a negation
+  inserted after an auxiliary (``was`` → ``was not``) or removed (``did not`` → ``did``);
+- **misleading** — a frame that leads the reader to the wrong conclusion about a true
+  sentence (``Early reports claimed that …, but this was later disputed.``) or a
+  degree / scope shift (``most`` → ``few``, ``significantly`` → ``slightly``);
+- **fabricated** — a plausible but non-existent detail attached to a sentence (an attribution to
+  an organisation of the corpus, a date, a cost), built from names and numbers of the corpus so
+  it stays topical.
+
+Replacement pools come from the corpus the polluter was given (``RulePolluter(texts)``): first
+the query's own passages, then an optional background corpus.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from mirage_core.claims import STOPWORDS, content_tokens, split_sentences
+from mirage_core.pollution.families import Edit, Family, PollutedPassage, rng_for
+from mirage_core.types import PassageLike, to_passage
+
+__all__ = ["Corpus", "RulePolluter", "find_facts"]
+
+# -- fact tokens -----------------------------------------------------------------------------
+
+_MONTHS = (
+    "January February March April May June July August September October November December"
+).split()
+_WEEKDAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
+_MONTH_SET = frozenset(m.lower() for m in _MONTHS)
+_WEEKDAY_SET = frozenset(d.lower() for d in _WEEKDAYS)
+
+# A number not glued to letters, hyphens or brackets (COVID-19, [3], A4 are not facts).
+_NUMBER = re.compile(
+    r"(?<![\w\-\[\].,/:])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(%| percent)?(?![\w\]:]|[.,]\d)"
+)
+_CAP_WORD = r"[A-Z][a-zA-Z'’\-]*[a-zA-Z]|[A-Z]\.?"
+_NAME = re.compile(
+    rf"(?:{_CAP_WORD})(?:\s+(?:(?:of|the|de|del|da|von|van|der|la|le|and|for|on)\s+)?(?:{_CAP_WORD}))*"
+)
+
+# Capitalized words that are not names on their own (sentence starters, pronouns, titles).
+_NOT_NAMES = frozenset(
+    """a an the this that these those it its he she they we i you his her their our my your
+    in on at for from by with of to and or but if when while after before during since until
+    as however although though because so then there here what which who whom whose where why
+    how also yet still some many most all both each every no not one two three first second
+    new according mr mrs ms dr prof sir st""".split()
+)
+_TITLES = frozenset(
+    "mr mrs ms dr prof president senator governor minister king queen prince princess general captain judge sir lord lady pope bishop mayor".split()
+)
+_ORG_SUFFIX = frozenset(
+    """university college institute institution school academy inc corp corporation company co
+    ltd llc group association society foundation council committee commission agency department
+    ministry bureau office party union league club bank fund trust network times post journal
+    news press records studios studio airlines airways organization organisation center centre
+    museum hospital church court parliament congress senate army navy force police service
+    board federation alliance laboratory laboratories labs""".split()
+)
+_PLACE_SUFFIX = frozenset(
+    """river city county state province island islands mountain mountains lake sea ocean bay
+    valley street avenue road park district region republic kingdom empire desert peninsula
+    coast falls canyon village town tower bridge building palace cathedral castle stadium
+    airport station square hall""".split()
+)
+_PLACE_PREPS = frozenset("in at from near into across outside inside throughout".split())
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """A fact token of a text: its span, surface form and kind."""
+
+    start: int
+    end: int
+    text: str
+    kind: str  # year, number, percent, decimal, month, weekday, person, place, org, name
+    tokens: int = 1
+
+
+def _name_kind(text: str, before: str) -> str:
+    words = text.split()
+    last = words[-1].lower().strip(".")
+    first = words[0].lower().strip(".")
+    prev = before.split()[-1].lower().strip(".,;:") if before.split() else ""
+    if len(words) == 1 and len(text) >= 2 and text.isupper():
+        return "acronym"  # NASA, ATP: swapped only for other acronyms
+    if last in _ORG_SUFFIX or (first in _ORG_SUFFIX and len(words) > 2 and words[1] == "of"):
+        return "org"
+    if last in _PLACE_SUFFIX:
+        return "place"
+    if prev in _TITLES:
+        return "person"
+    if prev in _PLACE_PREPS:
+        return "place"
+    return "name"
+
+
+def find_facts(text: str) -> list[Fact]:
+    """Numbers, years, months, weekdays and proper names of ``text`` with their spans."""
+    facts: list[Fact] = []
+    for m in _NUMBER.finditer(text):
+        whole, frac, pct = m.group(1), m.group(2), m.group(3)
+        if pct:
+            kind = "percent"
+        elif frac:
+            kind = "decimal"
+        elif len(whole) == 4 and whole.isdigit() and 1000 <= int(whole) <= 2099:
+            kind = "year"
+        else:
+            kind = "number"
+        facts.append(Fact(m.start(), m.end(), m.group(0), kind))
+    sentence_starts = {s for s, _ in split_sentences(text)} | {0}
+    for m in _NAME.finditer(text):
+        start, surface = m.start(), m.group(0)
+        words = surface.split()
+        # Drop a leading non-name word ("The", "In") and any trailing connector.
+        while words and words[0].lower().strip(".") in _NOT_NAMES:
+            start += len(words[0])
+            start += len(surface[len(words[0]) :]) - len(surface[len(words[0]) :].lstrip())
+            surface = surface[len(words[0]) :].lstrip()
+            words = surface.split()
+        if surface.endswith(("'s", "’s")):
+            surface = surface[:-2]
+            words = surface.split()
+        if not words:
+            continue
+        low = surface.lower()
+        if low in _MONTH_SET or low in _WEEKDAY_SET or low.removesuffix("s") in _WEEKDAY_SET:
+            kind = "month" if low in _MONTH_SET else "weekday"
+            facts.append(Fact(start, start + len(surface), surface, kind))
+            continue
+        if any(w.lower() in _MONTH_SET | _WEEKDAY_SET for w in words):
+            continue  # "May 2020" style runs: the month alone is handled above
+        if len(words) == 1 and (
+            start in sentence_starts or len(surface) < 2 or (surface.isupper() and len(surface) < 3)
+        ):
+            continue  # a sentence-initial capital is not evidence of a name
+        before = text[max(0, start - 30) : start]
+        facts.append(
+            Fact(start, start + len(surface), surface, _name_kind(surface, before), len(words))
+        )
+    facts.sort(key=lambda f: f.start)
+    return facts
+
+
+class Corpus:
+    """Pools of fact values by kind, collected from texts (replacement candidates)."""
+
+    def __init__(self, texts: Iterable[str] = ()) -> None:
+        self.pools: dict[str, dict[str, None]] = {}
+        for text in texts:
+            self.add(text)
+
+    def add(self, text: str) -> None:
+        for fact in find_facts(text):
+            self.pools.setdefault(fact.kind, {})[fact.text] = None
+
+    def values(self, kind: str) -> list[str]:
+        return list(self.pools.get(kind, {}))
+
+    def __len__(self) -> int:
+        return sum(len(v) for v in self.pools.values())
+
+
+# -- conflicting: polarity -------------------------------------------------------------------
+
+_ANTONYM_PAIRS = [
+    ("increased", "decreased"),
+    ("increase", "decrease"),
+    ("increases", "decreases"),
+    ("increasing", "decreasing"),
+    ("rose", "fell"),
+    ("rise", "fall"),
+    ("rises", "falls"),
+    ("higher", "lower"),
+    ("highest", "lowest"),
+    ("more", "fewer"),
+    ("larger", "smaller"),
+    ("largest", "smallest"),
+    ("bigger", "smaller"),
+    ("biggest", "smallest"),
+    ("before", "after"),
+    ("earlier", "later"),
+    ("won", "lost"),
+    ("win", "lose"),
+    ("wins", "loses"),
+    ("true", "false"),
+    ("approved", "rejected"),
+    ("accepted", "rejected"),
+    ("supported", "opposed"),
+    ("supports", "opposes"),
+    ("support", "oppose"),
+    ("allowed", "banned"),
+    ("legal", "illegal"),
+    ("safe", "unsafe"),
+    ("effective", "ineffective"),
+    ("successful", "unsuccessful"),
+    ("likely", "unlikely"),
+    ("possible", "impossible"),
+    ("able", "unable"),
+    ("present", "absent"),
+    ("strong", "weak"),
+    ("stronger", "weaker"),
+    ("positive", "negative"),
+    ("gained", "lost"),
+    ("open", "closed"),
+    ("opened", "closed"),
+    ("began", "ended"),
+    ("first", "last"),
+    ("confirmed", "denied"),
+    ("confirms", "denies"),
+    ("agreed", "refused"),
+    ("included", "excluded"),
+    ("includes", "excludes"),
+    ("above", "below"),
+    ("north", "south"),
+    ("east", "west"),
+    ("reduces", "raises"),
+    ("reduced", "raised"),
+    ("lowers", "raises"),
+    ("lowered", "raised"),
+    ("benefits", "harms"),
+    ("cheaper", "costlier"),
+    ("faster", "slower"),
+    ("older", "younger"),
+    ("oldest", "youngest"),
+    ("majority", "minority"),
+    ("guilty", "innocent"),
+    ("alive", "dead"),
+    ("public", "private"),
+    ("always", "never"),
+    ("common", "rare"),
+    ("ancient", "modern"),
+    ("male", "female"),
+    ("success", "failure"),
+    ("victory", "defeat"),
+    ("expanded", "shrank"),
+    ("improved", "worsened"),
+    ("improves", "worsens"),
+    ("helped", "hindered"),
+    ("proved", "disproved"),
+]
+_ANTONYMS: dict[str, str] = {}
+for _a, _b in _ANTONYM_PAIRS:
+    _ANTONYMS.setdefault(_a, _b)
+    _ANTONYMS.setdefault(_b, _a)
+_ANTONYM_RE = re.compile(
+    r"\b(" + "|".join(sorted(map(re.escape, _ANTONYMS), key=len, reverse=True)) + r")\b",
+    re.IGNORECASE,
+)
+
+_NEGATED_BEFORE = re.compile(r"\b(?:not|n't|never|no)\b(?:\s+\w+)?\s*$", re.IGNORECASE)
+_BE = r"is|are|was|were"
+_MODAL = r"can|could|will|would|should|may|might|must"
+_PERFECT = r"has|have|had"
+_NEG_INSERT = re.compile(
+    rf"\b(?:({_BE})\s+(?!not\b|n't|never\b)(?=[a-z])|({_MODAL})\s+(?!not\b|never\b)(?=[a-z])|({_PERFECT})\s+(?=been\b|\w+ed\b|\w+en\b))",
+)
+_NEG_REMOVE = re.compile(
+    r"\b(?:(is|are|was|were|do|does|did|has|have|had|could|would|should|will|must|might|may) not\b|(can)not\b|"
+    r"(is|are|was|were|does|did|do|has|have|had|could|would|should)n't\b|(wo)n't\b|(ca)n't\b)",
+    re.IGNORECASE,
+)
+
+
+# -- misleading: frames and degree shifts ---------------------------------------------------
+
+_FRAMES = (
+    ("Early reports claimed that ", ", but this was later disputed."),
+    ("It was once widely believed that ", ", a view that has since been abandoned."),
+    ("Some accounts suggest that ", ", although the evidence for this remains thin."),
+    ("Critics have long questioned the claim that ", "."),
+)
+_DEGREE = {
+    "most": "few",
+    "many": "few",
+    "all": "some",
+    "always": "occasionally",
+    "often": "rarely",
+    "usually": "rarely",
+    "significantly": "slightly",
+    "largely": "partly",
+    "mostly": "partly",
+    "widely": "rarely",
+    "strongly": "weakly",
+    "primarily": "partly",
+    "mainly": "partly",
+    "major": "minor",
+    "main": "minor",
+    "key": "minor",
+    "leading": "marginal",
+    "frequently": "rarely",
+    "greatly": "slightly",
+    "substantially": "marginally",
+    "dramatically": "modestly",
+    "sharply": "slightly",
+    "entirely": "partly",
+    "completely": "partly",
+    "overwhelmingly": "narrowly",
+    "vast": "small",
+    "huge": "modest",
+    "massive": "modest",
+    "numerous": "few",
+    "several": "few",
+}
+_DEGREE_RE = re.compile(
+    r"\b(" + "|".join(sorted(_DEGREE, key=len, reverse=True)) + r")\b", re.IGNORECASE
+)
+_LOWER_FIRST = frozenset(
+    "the a an this that these those it its there in on at for after before during many most some".split()
+)
+
+# -- fabricated: plausible details -----------------------------------------------------------
+
+_EVENT_VERB = re.compile(
+    r"\b(built|constructed|completed|opened|launched|renovated|restored|developed|produced|founded|"
+    r"established|designed|installed|expanded|announced|signed|released|held|introduced|published|"
+    r"approved|passed|discovered|created|began|started)\b",
+    re.IGNORECASE,
+)
+_NO_ARTICLE = frozenset("university college inc corp corporation ltd llc co plc".split())
+_GENERIC_ORGS = (
+    "an independent review panel",
+    "a regional oversight board",
+    "a university research team",
+)
+
+
+def _match_case(src: str, repl: str) -> str:
+    if len(src) > 1 and src.isupper():
+        return repl.upper()
+    if src[:1].isupper():
+        return repl[:1].upper() + repl[1:]
+    return repl
+
+
+@dataclass(frozen=True, slots=True)
+class _Op:
+    start: int  # in the original text
+    end: int
+    replacement: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    ops: tuple[_Op, ...]
+    kind: str
+
+
+def _apply(text: str, ops: Sequence[_Op], kind: str) -> tuple[str, tuple[Edit, ...]]:
+    out, edits, cursor, shift = [], [], 0, 0
+    for op in sorted(ops, key=lambda o: o.start):
+        out.append(text[cursor : op.start])
+        new_start = op.start + shift
+        out.append(op.replacement)
+        edits.append(
+            Edit(
+                new_start,
+                new_start + len(op.replacement),
+                text[op.start : op.end],
+                op.replacement,
+                kind,
+            )
+        )
+        shift += len(op.replacement) - (op.end - op.start)
+        cursor = op.end
+    out.append(text[cursor:])
+    return "".join(out), tuple(edits)
+
+
+class RulePolluter:
+    """Offline polluter of the four families (see the module docstring).
+
+    Args:
+        corpus: texts (or a :class:`Corpus`) whose names and numbers replace the edited ones —
+            typically the passages of the query being polluted.
+        background: a second, larger corpus used when ``corpus`` has no partner of the
+            right kind (e.g. every passage of the dataset).
+        min_claim_tokens: sentences with fewer content tokens are never edited (they are not
+            claims for the engine either).
+
+    ``pollute(passage, family, seed=...)`` returns a :class:`PollutedPassage` (one minimal edit,
+    recorded) or ``None`` when the passage offers nothing to edit for that family. The same
+    text, family and seed always give the same edit.
+    """
+
+    name = "rules"
+
+    def __init__(
+        self,
+        corpus: Iterable[str] | Corpus | None = None,
+        *,
+        background: Iterable[str] | Corpus | None = None,
+        min_claim_tokens: int = 2,
+    ) -> None:
+        self.corpus = corpus if isinstance(corpus, Corpus) else Corpus(corpus or ())
+        self.background = background if isinstance(background, Corpus) else Corpus(background or ())
+        self.min_claim_tokens = min_claim_tokens
+
+    def __repr__(self) -> str:
+        return f"RulePolluter(corpus={len(self.corpus)} facts, background={len(self.background)} facts)"
+
+    # -- public ----------------------------------------------------------------------------
+    def pollute(
+        self, passage: PassageLike, family: Family | str, *, seed: int | str = 0
+    ) -> PollutedPassage | None:
+        p = to_passage(passage)
+        fam = Family.parse(family)
+        digest = hashlib.sha256(p.text.encode("utf-8")).hexdigest()[:16]
+        rng = rng_for(seed, fam.value, digest)
+        candidates = self.candidates(p.text, fam, rng)
+        if not candidates:
+            return None
+        chosen = candidates[rng.randrange(len(candidates))]
+        text, edits = _apply(p.text, chosen.ops, chosen.kind)
+        if text == p.text:
+            return None
+        return PollutedPassage(
+            text=text,
+            original=p.text,
+            family=fam.value,
+            edits=edits,
+            source=p.source,
+            domain=p.domain,
+            score=p.score,
+            metadata=dict(p.metadata),
+            polluter=self.name,
+        )
+
+    def candidates(self, text: str, family: Family | str, rng=None) -> list[_Candidate]:
+        """Every edit this polluter could make to ``text`` for ``family`` (replacement
+        values drawn from ``rng``; deterministic order)."""
+        fam = Family.parse(family)
+        rng = rng or rng_for(0, fam.value, text)
+        out: list[_Candidate] = []
+        for s, e in self._sentences(text):
+            sentence = text[s:e]
+            maker = {
+                Family.UNAMBIGUOUS: self._unambiguous,
+                Family.CONFLICTING: self._conflicting,
+                Family.MISLEADING: self._misleading,
+                Family.FABRICATED: self._fabricated,
+            }[fam]
+            for cand in maker(sentence, rng):
+                out.append(
+                    _Candidate(
+                        tuple(_Op(op.start + s, op.end + s, op.replacement) for op in cand.ops),
+                        cand.kind,
+                    )
+                )
+        return out
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _sentences(self, text: str) -> list[tuple[int, int]]:
+        return [
+            (s, e)
+            for s, e in split_sentences(text)
+            if len(content_tokens(text[s:e])) >= self.min_claim_tokens
+        ]
+
+    def _pool(self, kind: str, exclude: str) -> list[str]:
+        low = exclude.lower()
+
+        def ok(v: str) -> bool:
+            vl = v.lower()
+            return vl != low and vl not in low and low not in vl
+
+        for corpus in (self.corpus, self.background):
+            values = [v for v in corpus.values(kind) if ok(v)]
+            if values:
+                return values
+        return []
+
+    def _number_options(self, fact: Fact, rng) -> list[str]:
+        text = fact.text
+        if fact.kind == "year":
+            year = int(text)
+            pool = [v for v in self._pool("year", text) if abs(int(v) - year) <= 30]
+            return pool or [
+                str(year + d) for d in (-3, -2, -1, 1, 2, 3) if 1000 <= year + d <= 2099
+            ]
+        if fact.kind == "month":
+            pool = self._pool("month", text)
+            return pool or [m for m in _MONTHS if m.lower() != text.lower()]
+        if fact.kind == "weekday":
+            plural = text.lower().endswith("s") and text.lower() not in _WEEKDAY_SET
+            base = text[:-1] if plural else text
+            return [d + ("s" if plural else "") for d in _WEEKDAYS if d.lower() != base.lower()]
+        value = _to_float(text)
+        if value is None:
+            return []
+        pool = [v for v in self._pool(fact.kind, text) if _similar(_to_float(v), value)]
+        if pool:
+            return pool
+        return _perturb(text, fact.kind, value)
+
+    def _unambiguous(self, sentence: str, rng) -> list[_Candidate]:
+        out = []
+        for fact in find_facts(sentence):
+            if fact.kind in ("person", "place", "org", "name", "acronym"):
+                # Same kind and length, then same kind, then (for a person, place or
+                # organisation) a name of unknown kind and the same length.
+                same_kind = self._pool(fact.kind, fact.text)
+                options = [v for v in same_kind if len(v.split()) == fact.tokens] or same_kind
+                if not options and fact.kind in ("person", "place", "org"):
+                    options = [
+                        v for v in self._pool("name", fact.text) if len(v.split()) == fact.tokens
+                    ]
+                kind = "name"
+            else:
+                options = self._number_options(fact, rng)
+                kind = fact.kind
+            if options:
+                repl = options[rng.randrange(len(options))]
+                out.append(_Candidate((_Op(fact.start, fact.end, repl),), kind))
+        return out
+
+    def _conflicting(self, sentence: str, rng) -> list[_Candidate]:
+        out = []
+        for m in _ANTONYM_RE.finditer(sentence):
+            word = m.group(0)
+            if _NEGATED_BEFORE.search(sentence[max(0, m.start() - 20) : m.start()]):
+                continue  # "not successful" -> "not unsuccessful" is no flip
+            out.append(
+                _Candidate(
+                    (_Op(m.start(), m.end(), _match_case(word, _ANTONYMS[word.lower()])),),
+                    "antonym",
+                )
+            )
+        negated = {m.start() for m in _NEG_REMOVE.finditer(sentence)}
+        for m in _NEG_REMOVE.finditer(sentence):
+            aux = next(g for g in m.groups() if g)
+            full = {"wo": "will", "ca": "can"}.get(aux.lower(), aux)
+            out.append(_Candidate((_Op(m.start(), m.end(), _match_case(aux, full)),), "negation"))
+        for m in _NEG_INSERT.finditer(sentence):
+            if m.start() in negated:
+                continue
+            aux = next(g for g in m.groups() if g)
+            end = m.start() + len(aux)
+            repl = aux + ("not" if aux.lower() == "can" else " not")
+            out.append(_Candidate((_Op(m.start(), end, repl),), "negation"))
+        return out
+
+    def _misleading(self, sentence: str, rng) -> list[_Candidate]:
+        out = []
+        for m in _DEGREE_RE.finditer(sentence):
+            word = m.group(0)
+            out.append(
+                _Candidate(
+                    (_Op(m.start(), m.end(), _match_case(word, _DEGREE[word.lower()])),),
+                    "quantifier",
+                )
+            )
+        period = _final_period(sentence)
+        if period is not None and "?" not in sentence:
+            prefix, suffix = _FRAMES[rng.randrange(len(_FRAMES))]
+            first = sentence.split(" ", 1)[0]
+            ops = []
+            if first.lower() in _LOWER_FIRST or first.lower() in STOPWORDS:
+                ops.append(_Op(0, len(first), prefix + first.lower()))
+            else:
+                ops.append(_Op(0, 0, prefix))
+            if suffix != ".":
+                ops.append(_Op(period, period + 1, suffix))
+            out.append(_Candidate(tuple(ops), "frame"))
+        return out
+
+    def _fabricated(self, sentence: str, rng) -> list[_Candidate]:
+        period = _final_period(sentence)
+        if period is None or period < 20:
+            return []
+        facts = find_facts(sentence)
+        years = [f.text for f in facts if f.kind == "year"]
+        # Attributions come from the passage's own corpus (topical) or stay generic.
+        orgs = self.corpus.values("org")
+        people = self.corpus.values("person")
+        in_sentence = {f.text.lower() for f in facts}
+        orgs = [o for o in orgs if o.lower() not in in_sentence] or list(_GENERIC_ORGS)
+        people = [p for p in people if p.lower() not in in_sentence]
+        year_pool = self._pool("year", "\0")
+        report_year = (
+            years[0] if years else (year_pool[rng.randrange(len(year_pool))] if year_pool else None)
+        )
+        details = []
+        org = orgs[rng.randrange(len(orgs))]
+        if org[:1].isupper() and org.split()[-1].lower().strip(".") not in _NO_ARTICLE:
+            org = "the " + org
+        if report_year:
+            year = str(int(report_year) + rng.choice((1, 2)))
+            article = "an" if year.startswith(("8", "11", "18")) else "a"
+            details.append(f", according to {article} {year} report by {org}")
+        else:
+            details.append(f", according to a report by {org}")
+        if people:
+            details.append(f", as later confirmed by {people[rng.randrange(len(people))]}")
+        event = _EVENT_VERB.search(sentence) is not None
+        if event and not any(f.kind in ("number", "decimal", "percent") for f in facts):
+            amount = rng.choice((1.2, 2.5, 3.8, 4.6, 7.5, 12, 18, 26, 40))
+            details.append(f", at an estimated cost of ${amount:g} million")
+        if event and not any(f.kind in ("month", "year") for f in facts):
+            month = _MONTHS[rng.randrange(12)]
+            year = year_pool[rng.randrange(len(year_pool))] if year_pool else None
+            details.append(f" in {month} {year}" if year else f" in {month}")
+        return [_Candidate((_Op(period, period, d),), "detail") for d in details]
+
+
+_TRAILING_CITES = re.compile(r"(?:\[[^\]\s]{1,8}\])+$")
+
+
+def _final_period(sentence: str) -> int | None:
+    """Index of the sentence's closing period (before citation marks such as ``[3][4]``), or
+    None when it does not end with a plain period (a question, a quote, an ellipsis)."""
+    body = _TRAILING_CITES.sub("", sentence.rstrip())
+    if not body.endswith(".") or body.endswith("..") or body[-2:-1] in ('"', "'", "”"):
+        return None
+    return len(body) - 1
+
+
+def _to_float(text: str) -> float | None:
+    m = re.match(r"[\d,]+(?:\.\d+)?", text)
+    if not m:
+        return None
+    try:
+        return float(m.group(0).replace(",", ""))
+    except ValueError:
+        return None
+
+
+def _similar(a: float | None, b: float) -> bool:
+    if a is None or a == b:
+        return False
+    if b == 0 or a == 0:
+        return abs(a - b) <= 10
+    ratio = a / b
+    return 0.2 <= ratio <= 5
+
+
+def _perturb(text: str, kind: str, value: float) -> list[str]:
+    """Same-format numbers near ``value`` (used when the corpus has none)."""
+    m = re.match(r"([\d,]+)(\.(\d+))?(.*)$", text)
+    if not m:
+        return []
+    decimals = len(m.group(3) or "")
+    suffix = m.group(4)
+    commas = "," in m.group(1)
+    factors = (0.5, 0.75, 1.25, 1.5, 2.0) if value >= 20 else None
+    options = []
+    candidates = (
+        [value * f for f in factors]
+        if factors
+        else [value + d for d in (-2, -1, 1, 2, 3) if value + d > 0]
+    )
+    for v in candidates:
+        if decimals:
+            s = f"{v:,.{decimals}f}" if commas else f"{v:.{decimals}f}"
+        else:
+            iv = round(v)
+            if iv == round(value) or iv <= 0:
+                continue
+            s = f"{iv:,}" if commas else str(iv)
+        if s != text[: len(text) - len(suffix)] and s not in options:
+            options.append(s)
+    if kind == "percent":
+        options = [o for o in options if _to_float(o) is not None and _to_float(o) <= 100]
+    return [o + suffix for o in options]

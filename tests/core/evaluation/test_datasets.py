@@ -1,0 +1,128 @@
+"""Dataset loaders on small slices."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mirage_core.evaluation.datasets import (
+    GPE_ATTACKS,
+    find_data_dir,
+    find_gpe_file,
+    load_dataset,
+    load_gpe,
+    load_jsonl,
+    load_poisonedrag,
+    subsample,
+)
+from mirage_core.pollution import PollutedPassage
+
+
+def test_subsample_is_seeded():
+    assert subsample(10, None, 0) == list(range(10))
+    a = subsample(100, 5, 1)
+    assert a == subsample(100, 5, 1) and a == sorted(a) and len(set(a)) == 5
+    assert a != subsample(100, 5, 2)
+
+
+def test_gpe_slice():
+    path = find_gpe_file(required=False)
+    if path is None:
+        pytest.skip("gpe-eval is not installed (pip install --no-deps gpe-eval)")
+    ds = load_gpe(path, limit=2, seed=0)
+    assert ds.n_queries == 2 and ds.n_available == 638 and ds.families == list(GPE_ATTACKS)
+    assert len(ds) == 2 * (1 + 2 * len(GPE_ATTACKS))
+    for inst in ds.instances:
+        assert len(inst.items) == 5  # constant k
+        expected = {"clean": 0, "mixed": 3, "full": 5}[inst.regime]
+        assert inst.n_polluted == expected, inst.key
+        assert (inst.family == "none") == (inst.regime == "clean")
+        for item, spans in zip(inst.items, inst.spans, strict=True):
+            assert len(item.text) <= 1200
+            if isinstance(item, PollutedPassage):
+                assert item.family == inst.family and spans == [(0, len(item.text))]
+    clean = {i.qid: i for i in ds.instances if i.regime == "clean"}
+    for inst in ds.instances:
+        if inst.family == "ata":  # a rewrite replaces the passage it was written from
+            for item, orig in zip(inst.items, clean[inst.qid].items, strict=True):
+                if isinstance(item, PollutedPassage):
+                    assert item.original == orig.text
+    again = load_gpe(path, limit=2, seed=0)
+    assert [i.passages for i in again.instances] == [i.passages for i in ds.instances]
+
+
+@pytest.mark.parametrize("name", ["nq", "hotpotqa"])
+def test_poisonedrag_slice(name):
+    ds = load_poisonedrag(name, limit=3, seed=0)
+    assert ds.qa and ds.n_queries == 3 and len(ds) == 9
+    by_regime = {}
+    for inst in ds.instances:
+        by_regime.setdefault(inst.regime, []).append(inst)
+        assert inst.correct and inst.incorrect and inst.correct != inst.incorrect
+        domains = [p.resolved_domain(i) for i, p in enumerate(inst.passages)]
+        assert len(set(domains)) == len(domains)  # every passage its own publisher
+    assert all(len(i.items) == 1 and i.n_polluted == 0 for i in by_regime["clean"])
+    assert all(len(i.items) == 5 and i.n_polluted == 5 for i in by_regime["full"])
+    assert all(len(i.items) == 6 and i.n_polluted == 5 for i in by_regime["mixed"])
+    gold = by_regime["clean"][0].items[0]
+    assert gold in by_regime["mixed"][0].items
+    assert load_dataset(f"poisonedrag-{name}", limit=3).instances[0].query == ds.instances[0].query
+
+
+def test_data_dir_discovery(tmp_path, monkeypatch):
+    assert (find_data_dir() / "poisonedrag").is_dir()
+    monkeypatch.setenv("MIRAGE_DATA_DIR", str(tmp_path))
+    assert find_data_dir() == tmp_path
+
+
+def test_user_jsonl_is_polluted_by_the_protocol(query_file):
+    ds = load_jsonl(query_file, seed=0)
+    assert ds.n_queries == 4 and ds.qa
+    assert ds.families == ["unambiguous", "conflicting", "misleading", "fabricated"]
+    assert len(ds) == 4 * (1 + 4 * 2)
+    for inst in ds.instances:
+        assert len(inst.items) == 3
+        assert inst.correct == ("1889",) and inst.incorrect == ("1925",)
+        if inst.regime == "clean":
+            assert inst.n_polluted == 0
+        elif inst.regime == "mixed":
+            assert inst.n_polluted == 2  # round(3 / 2), half up
+        else:
+            assert inst.n_polluted == 3
+    subset = load_jsonl(query_file, limit=2, families=["conflicting"])
+    assert subset.n_queries == 2 and {i.family for i in subset.instances} == {"none", "conflicting"}
+
+
+def test_user_jsonl_already_polluted(tmp_path, query_file):
+    ds = load_jsonl(query_file, families=["unambiguous"])
+    inst = next(i for i in ds.instances if i.regime == "mixed")
+    row = {
+        "id": "x",
+        "query": inst.query,
+        "regime": "mixed",
+        "passages": [
+            it.to_row()
+            if isinstance(it, PollutedPassage)
+            else {"text": it.text, "source": it.source}
+            for it in inst.items
+        ],
+    }
+    path = tmp_path / "polluted.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    back = load_jsonl(path)
+    (only,) = back.instances
+    assert only.regime == "mixed" and only.family == "unambiguous"
+    assert only.spans == inst.spans and [p.text for p in only.passages] == [
+        p.text for p in inst.passages
+    ]
+    assert all("mirage_pollution" not in p.metadata for p in only.passages)
+
+
+def test_bad_rows_are_reported(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"query": "q"}\n')
+    with pytest.raises(ValueError, match="passages"):
+        load_jsonl(path)
+    with pytest.raises(ValueError, match="unknown dataset"):
+        load_dataset("no-such-set")
