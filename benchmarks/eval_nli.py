@@ -41,8 +41,9 @@ KEY_SETS = ("mnli-heldout", "sick", "minimal-edit")
 class OnnxClassifier:
     """ONNX Runtime session with the call signature of a transformers classifier."""
 
-    def __init__(self, model: Any, tokenizer: Any, workdir: Path, threads: int,
-                 quantize: bool = False) -> None:
+    def __init__(
+        self, model: Any, tokenizer: Any, workdir: Path, threads: int, quantize: bool = False
+    ) -> None:
         import onnxruntime as ort
         import torch
 
@@ -55,13 +56,26 @@ class OnnxClassifier:
         model = model.float().eval()
         with torch.inference_mode():
             try:
-                torch.onnx.export(model, args, str(path), input_names=names,
-                                  output_names=["logits"], dynamic_axes={**dyn, "logits": {0: "batch"}},
-                                  opset_version=17, dynamo=False)
+                torch.onnx.export(
+                    model,
+                    args,
+                    str(path),
+                    input_names=names,
+                    output_names=["logits"],
+                    dynamic_axes={**dyn, "logits": {0: "batch"}},
+                    opset_version=17,
+                    dynamo=False,
+                )
             except TypeError:  # older torch without the dynamo switch
-                torch.onnx.export(model, args, str(path), input_names=names,
-                                  output_names=["logits"], dynamic_axes={**dyn, "logits": {0: "batch"}},
-                                  opset_version=17)
+                torch.onnx.export(
+                    model,
+                    args,
+                    str(path),
+                    input_names=names,
+                    output_names=["logits"],
+                    dynamic_axes={**dyn, "logits": {0: "batch"}},
+                    opset_version=17,
+                )
         if quantize:
             from onnxruntime.quantization import QuantType, quantize_dynamic
 
@@ -71,6 +85,8 @@ class OnnxClassifier:
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads
         opts.inter_op_num_threads = 1
+        # no busy-waiting: on a shared CPU spinning threads slow everything down
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
         self.inputs = {i.name for i in self.session.get_inputs()}
         self.size_mb = path.stat().st_size / 1e6
@@ -85,25 +101,33 @@ def _summary_line(name: str, res: dict[str, dict[str, Any]], pps: float, pps_sor
         return f"{100 * res[k]['accuracy']:.1f}" if k in res else "n/a"
 
     me = res.get("minimal-edit", {})
-    return (f"{name:<10} MNLI-heldout {acc('mnli-heldout'):>5}  SICK {acc('sick'):>5}  "
-            f"minimal-edit acc {acc('minimal-edit'):>5}  contra-recall "
-            f"{100 * me.get('contra_recall', float('nan')):.1f}  entail->contra "
-            f"{100 * me.get('entail_called_contra', float('nan')):.1f}  | "
-            f"{pps:6.1f} pairs/s (batch 64, input order)  {pps_sorted:6.1f} pairs/s (length-sorted)")
+    return (
+        f"{name:<10} MNLI-heldout {acc('mnli-heldout'):>5}  SICK {acc('sick'):>5}  "
+        f"minimal-edit acc {acc('minimal-edit'):>5}  contra-recall "
+        f"{100 * me.get('contra_recall', float('nan')):.1f}  entail->contra "
+        f"{100 * me.get('entail_called_contra', float('nan')):.1f}  | "
+        f"{pps:6.1f} pairs/s (batch 64, input order)  {pps_sorted:6.1f} pairs/s (length-sorted)"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--model", default=str(DEFAULT_MODEL))
     p.add_argument("--data-dir", default=None)
-    p.add_argument("--variants", default="fp32,int8,onnx",
-                   help="comma list of fp32, int8, onnx, onnx-int8")
+    p.add_argument(
+        "--variants", default="fp32,int8,onnx", help="comma list of fp32, int8, onnx, onnx-int8"
+    )
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--anli", type=int, default=0, help="also score N ANLI dev pairs (fp32)")
     p.add_argument("--limit", type=int, default=0, help="cap every set (quick check)")
     p.add_argument("--speed-pairs", type=int, default=1024)
+    p.add_argument("--speed-rounds", type=int, default=3)
+    p.add_argument(
+        "--speed-only", action="store_true", help="skip the accuracy sets, time the variants only"
+    )
     args = p.parse_args(argv)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
@@ -114,20 +138,31 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     t0 = time.time()
     splits = build_splits(args.data_dir)
-    sets = build_eval_sets(splits, seed=args.seed, anli_n=args.anli)
+    sets = build_eval_sets(
+        splits,
+        seed=args.seed,
+        anli_n=args.anli,
+        names=["mnli-heldout"] if args.speed_only else None,
+    )
     if args.limit:
         sets = {k: sample(v, args.limit, args.seed) for k, v in sets.items()}
     speed_set = sample(splits.eval["mnli-heldout"], args.speed_pairs, args.seed + 1)
     print(f"model: {args.model}")
-    print(f"held-out sets built in {time.time() - t0:.0f}s: " +
-          ", ".join(f"{k} {len(v)}" for k, v in sets.items()))
-    print(f"speed: {len(speed_set)} MNLI held-out pairs, batch 64, {args.threads} threads, "
-          f"tokenization included")
+    print(
+        f"held-out sets built in {time.time() - t0:.0f}s: "
+        + ", ".join(f"{k} {len(v)}" for k, v in sets.items())
+    )
+    print(
+        f"speed: {len(speed_set)} MNLI held-out pairs, batch 64, {args.threads} threads, "
+        f"tokenization included"
+    )
 
     base, tok = load_model(args.model, threads=args.threads)
     id2label = {int(k): v for k, v in base.config.id2label.items()}
     print(f"id2label: {id2label}  (reported in {list(LABELS)} order)")
     summaries: dict[str, tuple[dict[str, dict[str, Any]], float, float]] = {}
+    models: dict[str, Any] = {}
+    results: dict[str, dict[str, dict[str, Any]]] = {}
     tmp = Path(tempfile.mkdtemp(prefix="mirage-nli-onnx-"))
     for variant in [v.strip() for v in args.variants.split(",") if v.strip()]:
         t1 = time.time()
@@ -138,47 +173,92 @@ def main(argv: list[str] | None = None) -> int:
                 import copy
 
                 model = torch.ao.quantization.quantize_dynamic(
-                    copy.deepcopy(base), {torch.nn.Linear}, dtype=torch.qint8)
+                    copy.deepcopy(base), {torch.nn.Linear}, dtype=torch.qint8
+                )
             elif variant in ("onnx", "onnx-int8"):
                 try:
                     import onnxruntime  # noqa: F401
                 except ImportError:
                     print(f"\n[{variant}] skipped: onnxruntime is not installed")
                     continue
-                model = OnnxClassifier(base, tok, tmp, args.threads,
-                                       quantize=variant == "onnx-int8")
+                model = OnnxClassifier(
+                    base, tok, tmp, args.threads, quantize=variant == "onnx-int8"
+                )
             else:
                 print(f"unknown variant {variant}")
                 continue
         except Exception as exc:  # an exporter failure must not hide the other figures
             print(f"\n[{variant}] failed to build: {type(exc).__name__}: {exc}")
             continue
+        models[variant] = model
+        if args.speed_only:
+            continue
         use = sets if variant == "fp32" else {k: v for k, v in sets.items() if k in KEY_SETS}
-        res = run_evaluation(model, tok, use, batch_size=64,
-                             label_order=[{v: k for k, v in id2label.items()}[n] for n in LABELS])
-        pps = throughput(model, tok, speed_set, batch_size=64, sort_by_length=False, repeats=2)
-        pps_sorted = throughput(model, tok, speed_set, batch_size=64, sort_by_length=True,
-                                repeats=2)
+        res = run_evaluation(
+            model,
+            tok,
+            use,
+            batch_size=64,
+            label_order=[{v: k for k, v in id2label.items()}[n] for n in LABELS],
+        )
         print()
         print(format_table(res, title=f"[{variant}]  ({time.time() - t1:.0f}s)"))
-        print(f"throughput: {pps:.1f} pairs/s at batch 64 (input order), "
-              f"{pps_sorted:.1f} pairs/s (length-sorted)")
-        summaries[variant] = (res, pps, pps_sorted)
+        results[variant] = res
+
+    # Speed: the variants are timed in alternation, several rounds, best round kept, so that
+    # load from other processes on a shared machine affects all of them alike.
+    speed: dict[str, list[float]] = {v: [0.0, 0.0] for v in models}
+    for _ in range(args.speed_rounds):
+        for variant, model in models.items():
+            for j, sort in enumerate((False, True)):
+                pps = throughput(model, tok, speed_set, batch_size=64, sort_by_length=sort)
+                speed[variant][j] = max(speed[variant][j], pps)
+    # agreement with fp32 on the timing sample (a cheap accuracy check for --speed-only)
+    if "fp32" in models:
+        from mirage_core.training.evaluate import predict
+
+        prem = [e.premise for e in speed_set]
+        hyp = [e.hypothesis for e in speed_set]
+        gold = [e.label for e in speed_set]
+        preds = {v: predict(m, tok, prem, hyp).argmax(1) for v, m in models.items()}
+        print()
+        for v, pr in preds.items():
+            agree = float((pr == preds["fp32"]).mean())
+            acc = float((pr == gold).mean())
+            print(
+                f"[{v}] on the {len(gold)} timing pairs: accuracy {100 * acc:.1f}%, "
+                f"same label as fp32 {100 * agree:.1f}%"
+            )
+    print()
+    for variant, (pps, pps_sorted) in speed.items():
+        print(
+            f"throughput [{variant}]: {pps:.1f} pairs/s at batch 64 (input order), "
+            f"{pps_sorted:.1f} pairs/s (length-sorted); best of {args.speed_rounds} "
+            "interleaved rounds"
+        )
+        summaries[variant] = (results.get(variant, {}), pps, pps_sorted)
 
     print("\nsummary")
     for name, (res, pps, pps_sorted) in summaries.items():
         print(_summary_line(name, res, pps, pps_sorted))
-    if "fp32" in summaries:
+    if "fp32" in summaries and not args.speed_only:
         ref = summaries["fp32"][0]
         ok = []
         for name, (res, pps, _) in summaries.items():
-            gaps = [abs(res[k]["accuracy"] - ref[k]["accuracy"]) * 100 for k in KEY_SETS
-                    if k in res and k in ref]
+            gaps = [
+                abs(res[k]["accuracy"] - ref[k]["accuracy"]) * 100
+                for k in KEY_SETS
+                if k in res and k in ref
+            ]
             within = all(g <= 0.5 for g in gaps)
             ok.append((within, pps, name, max(gaps) if gaps else 0.0))
         best = max((o for o in ok if o[0]), key=lambda o: o[1])
-        print("equal accuracy (within 0.5 point of fp32 on " + ", ".join(KEY_SETS) + "): " +
-              ", ".join(f"{n} (max gap {g:.2f})" for w, _, n, g in ok if w))
+        print(
+            "equal accuracy (within 0.5 point of fp32 on "
+            + ", ".join(KEY_SETS)
+            + "): "
+            + ", ".join(f"{n} (max gap {g:.2f})" for w, _, n, g in ok if w)
+        )
         print(f"recommendation: {best[2]} ({best[1]:.1f} pairs/s at batch 64)")
     print(f"total time {time.time() - t0:.0f}s")
     return 0

@@ -33,8 +33,9 @@ _EPS = 1e-9
 
 def _tie(graph: ClaimGraph, groups: np.ndarray, selected: np.ndarray) -> dict[str, int] | None:
     """Two independent sides in conflict: the rejected claims that contradict S* have at least
-    as many independence groups behind them (their own and their supporters') as the S*
-    claims they contradict. Returns the side sizes, or None when S* wins clearly."""
+    as many independence groups behind them (their own and their rejected supporters') as the
+    S* claims they contradict (theirs and their supporters in S*). Returns the side sizes, or
+    None when S* wins clearly."""
     in_s = np.zeros(graph.n_claims, dtype=bool)
     in_s[selected] = True
     conflict = (graph.w_contr > 0) & (in_s[graph.premise] != in_s[graph.hypothesis])
@@ -42,8 +43,13 @@ def _tie(graph: ClaimGraph, groups: np.ndarray, selected: np.ndarray) -> dict[st
         return None
     ends = np.concatenate([graph.premise[conflict], graph.hypothesis[conflict]])
     sides = {}
-    for name, side in (("selected_side", ends[in_s[ends]]), ("rejected_side", ends[~in_s[ends]])):
-        support_in = (graph.w_supp > 0) & np.isin(graph.hypothesis, side)
+    for name, member in (("selected_side", True), ("rejected_side", False)):
+        side = ends[in_s[ends] == member]
+        # Supporters count on their own side only: a claim of S* that happens to entail a
+        # rejected claim is no evidence for the rejected side.
+        support_in = (
+            (graph.w_supp > 0) & np.isin(graph.hypothesis, side) & (in_s[graph.premise] == member)
+        )
         sides[name] = len(
             set(groups[side].tolist()) | set(groups[graph.premise[support_in]].tolist())
         )

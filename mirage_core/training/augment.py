@@ -74,26 +74,84 @@ _NUMBER_WORDS = """two three four five six seven eight nine ten eleven twelve tw
 fifty hundred""".split()
 
 _ANTONYM_PAIRS = [
-    ("increase", "decrease"), ("increased", "decreased"), ("increases", "decreases"),
-    ("rose", "fell"), ("rise", "fall"), ("rising", "falling"), ("higher", "lower"),
-    ("more", "fewer"), ("before", "after"), ("won", "lost"), ("win", "lose"),
-    ("open", "closed"), ("opened", "closed"), ("true", "false"), ("allowed", "banned"),
-    ("larger", "smaller"), ("largest", "smallest"), ("bigger", "smaller"), ("first", "last"),
-    ("early", "late"), ("earlier", "later"), ("above", "below"), ("majority", "minority"),
-    ("success", "failure"), ("successful", "unsuccessful"), ("alive", "dead"),
-    ("north", "south"), ("east", "west"), ("northern", "southern"), ("eastern", "western"),
-    ("accepted", "rejected"), ("approved", "rejected"), ("supported", "opposed"),
-    ("cheap", "expensive"), ("young", "old"), ("younger", "older"), ("happy", "sad"),
-    ("inside", "outside"), ("always", "never"), ("everyone", "no one"),
-    ("strong", "weak"), ("stronger", "weaker"), ("legal", "illegal"), ("public", "private"),
-    ("possible", "impossible"), ("likely", "unlikely"), ("male", "female"), ("men", "women"),
-    ("man", "woman"), ("boy", "girl"), ("boys", "girls"), ("day", "night"), ("hot", "cold"),
-    ("wet", "dry"), ("full", "empty"), ("fast", "slow"), ("faster", "slower"), ("tall", "short"),
-    ("gained", "lost"), ("profit", "loss"), ("entered", "left"), ("started", "ended"),
-    ("began", "ended"), ("arrived", "departed"), ("sitting", "standing"), ("asleep", "awake"),
-    ("empty", "crowded"), ("indoors", "outdoors"), ("good", "bad"), ("best", "worst"),
-    ("better", "worse"), ("agree", "disagree"), ("agreed", "refused"), ("include", "exclude"),
-    ("included", "excluded"), ("private", "public"), ("minimum", "maximum"), ("rich", "poor"),
+    ("increase", "decrease"),
+    ("increased", "decreased"),
+    ("increases", "decreases"),
+    ("rose", "fell"),
+    ("rise", "fall"),
+    ("rising", "falling"),
+    ("higher", "lower"),
+    ("more", "fewer"),
+    ("before", "after"),
+    ("won", "lost"),
+    ("win", "lose"),
+    ("open", "closed"),
+    ("opened", "closed"),
+    ("true", "false"),
+    ("allowed", "banned"),
+    ("larger", "smaller"),
+    ("largest", "smallest"),
+    ("bigger", "smaller"),
+    ("first", "last"),
+    ("early", "late"),
+    ("earlier", "later"),
+    ("above", "below"),
+    ("majority", "minority"),
+    ("success", "failure"),
+    ("successful", "unsuccessful"),
+    ("alive", "dead"),
+    ("north", "south"),
+    ("east", "west"),
+    ("northern", "southern"),
+    ("eastern", "western"),
+    ("accepted", "rejected"),
+    ("approved", "rejected"),
+    ("supported", "opposed"),
+    ("cheap", "expensive"),
+    ("young", "old"),
+    ("younger", "older"),
+    ("happy", "sad"),
+    ("inside", "outside"),
+    ("always", "never"),
+    ("everyone", "no one"),
+    ("strong", "weak"),
+    ("stronger", "weaker"),
+    ("legal", "illegal"),
+    ("public", "private"),
+    ("possible", "impossible"),
+    ("likely", "unlikely"),
+    ("male", "female"),
+    ("men", "women"),
+    ("man", "woman"),
+    ("boy", "girl"),
+    ("boys", "girls"),
+    ("day", "night"),
+    ("hot", "cold"),
+    ("wet", "dry"),
+    ("full", "empty"),
+    ("fast", "slow"),
+    ("faster", "slower"),
+    ("tall", "short"),
+    ("gained", "lost"),
+    ("profit", "loss"),
+    ("entered", "left"),
+    ("started", "ended"),
+    ("began", "ended"),
+    ("arrived", "departed"),
+    ("sitting", "standing"),
+    ("asleep", "awake"),
+    ("empty", "crowded"),
+    ("indoors", "outdoors"),
+    ("good", "bad"),
+    ("best", "worst"),
+    ("better", "worse"),
+    ("agree", "disagree"),
+    ("agreed", "refused"),
+    ("include", "exclude"),
+    ("included", "excluded"),
+    ("private", "public"),
+    ("minimum", "maximum"),
+    ("rich", "poor"),
 ]
 _ANTONYMS: dict[str, str] = {}
 for _a, _b in _ANTONYM_PAIRS:
@@ -101,36 +159,115 @@ for _a, _b in _ANTONYM_PAIRS:
     _ANTONYMS.setdefault(_b, _a)
 
 _AUX_NEG = {
-    "is": "is not", "are": "are not", "was": "was not", "were": "were not", "can": "cannot",
-    "will": "will not", "would": "would not", "could": "could not", "should": "should not",
-    "has been": "has not been", "have been": "have not been", "had been": "had not been",
-    "does": "does not", "did": "did not", "do": "do not", "must": "must not",
+    "is": "is not",
+    "are": "are not",
+    "was": "was not",
+    "were": "were not",
+    "can": "cannot",
+    "will": "will not",
+    "would": "would not",
+    "could": "could not",
+    "should": "should not",
+    "has been": "has not been",
+    "have been": "have not been",
+    "had been": "had not been",
+    "does": "does not",
+    "did": "did not",
+    "do": "do not",
+    "must": "must not",
 }
 _NEG_REMOVE = [
-    (r"\bis not\b", "is"), (r"\bare not\b", "are"), (r"\bwas not\b", "was"),
-    (r"\bwere not\b", "were"), (r"\bcannot\b", "can"), (r"\bcan't\b", "can"),
-    (r"\bwill not\b", "will"), (r"\bwon't\b", "will"), (r"\bisn't\b", "is"), (r"\baren't\b", "are"),
-    (r"\bwasn't\b", "was"), (r"\bweren't\b", "were"), (r"\bdoesn't\b", "does"),
-    (r"\bdidn't\b", "did"), (r"\bdon't\b", "do"), (r"\bnever\s+", ""), (r"\bno longer\b", "still"),
-    (r"\bhas not\b", "has"), (r"\bhave not\b", "have"), (r"\bhad not\b", "had"),
-    (r"\bdid not\b", "did"), (r"\bdoes not\b", "does"), (r"\bdo not\b", "do"),
-    (r"\bwould not\b", "would"), (r"\bcould not\b", "could"), (r"\bshould not\b", "should"),
+    (r"\bis not\b", "is"),
+    (r"\bare not\b", "are"),
+    (r"\bwas not\b", "was"),
+    (r"\bwere not\b", "were"),
+    (r"\bcannot\b", "can"),
+    (r"\bcan't\b", "can"),
+    (r"\bwill not\b", "will"),
+    (r"\bwon't\b", "will"),
+    (r"\bisn't\b", "is"),
+    (r"\baren't\b", "are"),
+    (r"\bwasn't\b", "was"),
+    (r"\bweren't\b", "were"),
+    (r"\bdoesn't\b", "does"),
+    (r"\bdidn't\b", "did"),
+    (r"\bdon't\b", "do"),
+    (r"\bnever\s+", ""),
+    (r"\bno longer\b", "still"),
+    (r"\bhas not\b", "has"),
+    (r"\bhave not\b", "have"),
+    (r"\bhad not\b", "had"),
+    (r"\bdid not\b", "did"),
+    (r"\bdoes not\b", "does"),
+    (r"\bdo not\b", "do"),
+    (r"\bwould not\b", "would"),
+    (r"\bcould not\b", "could"),
+    (r"\bshould not\b", "should"),
 ]
-_NEG_TOKENS = re.compile(r"\b(not|never|no|n't|cannot|none|nobody|nothing|neither|nor)\b|n't\b", re.I)
-_CONDITIONAL_START = {"if", "unless", "when", "whenever", "whether", "once", "until", "as", "because",
-                      "since", "so", "though", "although", "while", "even", "only", "perhaps"}
-_REPORTING = re.compile(r"^\s*(said|says|say|according|reported|reports|claimed|claims|he|she|they|"
-                        r"i|we|it|but|or|unless|if|not|though|although|rather|instead|except)\b", re.I)
-_PREPS = {"in", "on", "at", "during", "after", "before", "by", "since", "from", "despite",
-          "under", "for", "throughout", "following", "with", "without", "outside", "inside", "near"}
-_STOP = set("""a an the of to in on at for by with from and or but is are was were be been being it
+_NEG_TOKENS = re.compile(
+    r"\b(not|never|no|n't|cannot|none|nobody|nothing|neither|nor)\b|n't\b", re.I
+)
+_CONDITIONAL_START = {
+    "if",
+    "unless",
+    "when",
+    "whenever",
+    "whether",
+    "once",
+    "until",
+    "as",
+    "because",
+    "since",
+    "so",
+    "though",
+    "although",
+    "while",
+    "even",
+    "only",
+    "perhaps",
+}
+_REPORTING = re.compile(
+    r"^\s*(said|says|say|according|reported|reports|claimed|claims|he|she|they|"
+    r"i|we|it|but|or|unless|if|not|though|although|rather|instead|except)\b",
+    re.I,
+)
+_PREPS = {
+    "in",
+    "on",
+    "at",
+    "during",
+    "after",
+    "before",
+    "by",
+    "since",
+    "from",
+    "despite",
+    "under",
+    "for",
+    "throughout",
+    "following",
+    "with",
+    "without",
+    "outside",
+    "inside",
+    "near",
+}
+_STOP = set(
+    """a an the of to in on at for by with from and or but is are was were be been being it
 its this that these those he she they we i you his her their our my your as not no do does did
 has have had will would can could should may might must there here what which who whom whose when
-where why how all any some such than then so very just also into about over under more most""".split())
+where why how all any some such than then so very just also into about over under more most""".split()
+)
 
 #: Preference among applicable edit kinds (factual edits first, as in retrieval pollution).
-_KIND_WEIGHTS = {"number": 4.0, "year": 4.0, "date": 3.0, "entity": 4.0, "negation": 1.5,
-                 "antonym": 1.0}
+_KIND_WEIGHTS = {
+    "number": 4.0,
+    "year": 4.0,
+    "date": 3.0,
+    "entity": 4.0,
+    "negation": 1.5,
+    "antonym": 1.0,
+}
 _FACTUAL_HINT = re.compile(r"\d|\b(" + "|".join(_MONTHS + _WEEKDAYS) + r")\b|\b[a-z]+ [A-Z][a-z]+")
 
 _NUM_RE = re.compile(r"(?<![\w.,/:-])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\w]|[.,]\d|:\d|/\d)")
@@ -166,8 +303,28 @@ def _ensure_period(text: str) -> str:
     return text if text[-1:] in ".!?\"'" else text + "."
 
 
-_FUNCTION_STARTS = {"The", "A", "An", "This", "That", "These", "Those", "It", "There", "Some",
-                    "Many", "Most", "Several", "Two", "Three", "His", "Her", "Their", "Our", "My"}
+_FUNCTION_STARTS = {
+    "The",
+    "A",
+    "An",
+    "This",
+    "That",
+    "These",
+    "Those",
+    "It",
+    "There",
+    "Some",
+    "Many",
+    "Most",
+    "Several",
+    "Two",
+    "Three",
+    "His",
+    "Her",
+    "Their",
+    "Our",
+    "My",
+}
 
 
 def _decap(text: str) -> str:
@@ -194,8 +351,12 @@ class Augmenter:
         text = "\n".join(self.sentences)
         present = set(_WORD_RE.findall(text))
         self.pools: dict[str, list[str]] = {}
-        for kind, names in (("country", _COUNTRIES), ("us_state", _STATES), ("city", _CITIES),
-                            ("nationality", _NATIONALITIES)):
+        for kind, names in (
+            ("country", _COUNTRIES),
+            ("us_state", _STATES),
+            ("city", _CITIES),
+            ("nationality", _NATIONALITIES),
+        ):
             pool = [n for n in names if n in present]
             if len(pool) >= 2:
                 self.pools[kind] = pool
@@ -209,15 +370,19 @@ class Augmenter:
         if len(persons) >= 2:
             self.pools["person"] = persons
         self._entity_re = {
-            kind: re.compile(r"\b(" + "|".join(map(re.escape, sorted(pool, key=len, reverse=True)))
-                             + r")\b", 0 if kind == "colour" else 0)
-            for kind, pool in self.pools.items() if kind != "person"
+            kind: re.compile(
+                r"\b(" + "|".join(map(re.escape, sorted(pool, key=len, reverse=True))) + r")\b"
+            )
+            for kind, pool in self.pools.items()
+            if kind != "person"
         }
         self._month_re = re.compile(r"(?<!^)\b(" + "|".join(_MONTHS) + r")\b")
         self._weekday_re = re.compile(r"\b(" + "|".join(_WEEKDAYS) + r")\b")
         self._numword_re = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", re.I)
         self._antonym_re = re.compile(
-            r"\b(" + "|".join(sorted(map(re.escape, _ANTONYMS), key=len, reverse=True)) + r")\b", re.I)
+            r"\b(" + "|".join(sorted(map(re.escape, _ANTONYMS), key=len, reverse=True)) + r")\b",
+            re.I,
+        )
         self._factual = [i for i, s in enumerate(self.sentences) if _FACTUAL_HINT.search(s)]
         # content-word index for topical neutral pairs
         self._index: dict[str, list[int]] = defaultdict(list)
@@ -228,8 +393,9 @@ class Augmenter:
     # ------------------------------------------------------------------ helpers
     @staticmethod
     def _content(sentence: str) -> list[str]:
-        return [w.lower() for w in _WORD_RE.findall(sentence)
-                if len(w) > 3 and w.lower() not in _STOP]
+        return [
+            w.lower() for w in _WORD_RE.findall(sentence) if len(w) > 3 and w.lower() not in _STOP
+        ]
 
     @staticmethod
     def _replace_span(s: str, start: int, end: int, new: str) -> str:
@@ -252,16 +418,24 @@ class Augmenter:
             if "." in raw:
                 val = float(raw)
                 decimals = len(raw.split(".")[1])
-                new_val = val * rng.choice([0.5, 0.7, 1.3, 1.5, 2.0, 3.0]) + rng.choice([0.1, 0.3, 1])
+                new_val = val * rng.choice([0.5, 0.7, 1.3, 1.5, 2.0, 3.0]) + rng.choice(
+                    [0.1, 0.3, 1]
+                )
                 new = f"{new_val:.{decimals}f}"
             else:
                 val = int(raw.replace(",", ""))
                 if val < 10:
                     new_int = rng.choice([v for v in range(1, 13) if v != val])
                 else:
-                    new_int = rng.choice([val * 2, val // 2, val * 3, val + rng.randint(1, 9) * (
-                        10 ** max(0, len(str(val)) - 2)), max(1, val - rng.randint(1, 9) * (
-                            10 ** max(0, len(str(val)) - 2)))])
+                    new_int = rng.choice(
+                        [
+                            val * 2,
+                            val // 2,
+                            val * 3,
+                            val + rng.randint(1, 9) * (10 ** max(0, len(str(val)) - 2)),
+                            max(1, val - rng.randint(1, 9) * (10 ** max(0, len(str(val)) - 2))),
+                        ]
+                    )
                     if new_int == val:
                         new_int = val + 1
                 new = _fmt_int(new_int, raw)
@@ -289,8 +463,11 @@ class Augmenter:
         return self._replace_span(s, m.start(1), m.end(1), str(new))
 
     def _edit_date(self, s: str, rng: random.Random) -> str | None:
-        cands = [(m, _MONTHS) for m in self._month_re.finditer(s)
-                 if not (m.group(1) == "May" and not re.match(r"\s*\d", s[m.end():]))]
+        cands = [
+            (m, _MONTHS)
+            for m in self._month_re.finditer(s)
+            if not (m.group(1) == "May" and not re.match(r"\s*\d", s[m.end() :]))
+        ]
         cands += [(m, _WEEKDAYS) for m in self._weekday_re.finditer(s)]
         if not cands:
             return None
@@ -302,8 +479,10 @@ class Augmenter:
         cands: list[tuple[str, re.Match[str]]] = []
         for kind, rx in self._entity_re.items():
             if kind == "colour":
-                cands += [(kind, m) for m in re.finditer(
-                    r"\b(" + "|".join(self.pools["colour"]) + r")\b", s)]
+                cands += [
+                    (kind, m)
+                    for m in re.finditer(r"\b(" + "|".join(self.pools["colour"]) + r")\b", s)
+                ]
             else:
                 cands += [(kind, m) for m in rx.finditer(s)]
         if "person" in self.pools:
@@ -315,7 +494,11 @@ class Augmenter:
         pool = [x for x in self.pools[kind] if x.lower() != old.lower()]
         if kind == "person":
             # keep the surname or the first name about half the time: a near-miss name
-            pool = [x for x in pool if x.split()[0] != old.split()[0] or x.split()[-1] != old.split()[-1]]
+            pool = [
+                x
+                for x in pool
+                if x.split()[0] != old.split()[0] or x.split()[-1] != old.split()[-1]
+            ]
         if not pool:
             return None
         new = rng.choice(pool)
@@ -325,14 +508,18 @@ class Augmenter:
         removals = [(m, rep) for pat, rep in _NEG_REMOVE for m in re.finditer(pat, s, re.I)]
         if removals and rng.random() < 0.5:
             m, rep = rng.choice(removals)
-            out = self._replace_span(s, m.start(), m.end(), _case_like(rep, m.group(0)) if rep else "")
+            out = self._replace_span(
+                s, m.start(), m.end(), _case_like(rep, m.group(0)) if rep else ""
+            )
             out = re.sub(r"\s{2,}", " ", out)
             return out
         adds = []
         for aux, neg in _AUX_NEG.items():
-            for m in re.finditer(rf"\b{aux}\b(?!\s+(?:not|n't|never|no|none|nothing|nobody)\b)", s, re.I):
+            for m in re.finditer(
+                rf"\b{aux}\b(?!\s+(?:not|n't|never|no|none|nothing|nobody)\b)", s, re.I
+            ):
                 # "has been"/"is" etc.; skip questions and "do" as a main verb at the end
-                if aux in ("do", "does", "did") and not re.match(r"\s+[a-z]+", s[m.end():]):
+                if aux in ("do", "does", "did") and not re.match(r"\s+[a-z]+", s[m.end() :]):
                     continue
                 adds.append((m, neg))
         if not adds:
@@ -344,23 +531,26 @@ class Augmenter:
         return self._replace_span(s, m.start(), m.end(), _case_like(neg, m.group(0)))
 
     def _edit_antonym(self, s: str, rng: random.Random) -> str | None:
-        cands = [m for m in self._antonym_re.finditer(s)
-                 if m.group(1)[:1].islower() or m.start() == 0]
+        cands = [
+            m for m in self._antonym_re.finditer(s) if m.group(1)[:1].islower() or m.start() == 0
+        ]
         if not cands:
             return None
         m = rng.choice(cands)
         old = m.group(1)
         return self._replace_span(s, m.start(1), m.end(1), _case_like(_ANTONYMS[old.lower()], old))
 
-    def contradiction(self, sentence: str, rng: random.Random,
-                      kinds: Sequence[str] = CONTRADICTION_KINDS) -> Edit | None:
+    def contradiction(
+        self, sentence: str, rng: random.Random, kinds: Sequence[str] = CONTRADICTION_KINDS
+    ) -> Edit | None:
         """A minimal edit of ``sentence`` that contradicts it, or ``None`` when none applies.
 
         Kinds are tried in a random order; the first that applies wins, so every sentence with
         a number, date, entity, negation site or antonym yields an edit.
         """
-        keyed = sorted(((rng.random() ** (1.0 / _KIND_WEIGHTS.get(k, 1.0)), k) for k in kinds),
-                       reverse=True)
+        keyed = sorted(
+            ((rng.random() ** (1.0 / _KIND_WEIGHTS.get(k, 1.0)), k) for k in kinds), reverse=True
+        )
         for _, kind in keyed:
             if kind == "entity":
                 res = self._edit_entity(sentence, rng)
@@ -369,8 +559,13 @@ class Augmenter:
                 out, sub = res
                 kind_name = f"entity:{sub}"
             else:
-                fn = {"number": self._edit_number, "year": self._edit_year, "date": self._edit_date,
-                      "negation": self._edit_negation, "antonym": self._edit_antonym}[kind]
+                fn = {
+                    "number": self._edit_number,
+                    "year": self._edit_year,
+                    "date": self._edit_date,
+                    "negation": self._edit_negation,
+                    "antonym": self._edit_antonym,
+                }[kind]
                 out = fn(sentence, rng)
                 kind_name = kind
             if out is None:
@@ -395,27 +590,43 @@ class Augmenter:
             first = head.split()[0].lower() if head.split() else ""
             # trailing clause drop: "X, Y" -> "X"
             tail = ",".join(parts[1:])
-            if (len(head.split()) >= 5 and first not in _CONDITIONAL_START and first not in _PREPS
-                    and not first.endswith(("ing", "ed")) and first not in ("and", "but", "or")
-                    and not _REPORTING.match(tail) and '"' not in body):
+            if (
+                len(head.split()) >= 5
+                and first not in _CONDITIONAL_START
+                and first not in _PREPS
+                and not first.endswith(("ing", "ed"))
+                and first not in ("and", "but", "or")
+                and not _REPORTING.match(tail)
+                and '"' not in body
+            ):
                 options.append(("clause_drop", head))
         if len(parts) >= 2:
             lead = parts[0]
             rest = ", ".join(parts[1:])
             lead_words = lead.split()
-            if (lead_words and lead_words[0].lower() in _PREPS and len(lead_words) <= 8
-                    and len(rest.split()) >= 4 and lead_words[0].lower() not in _CONDITIONAL_START
-                    and '"' not in body):
+            if (
+                lead_words
+                and lead_words[0].lower() in _PREPS
+                and len(lead_words) <= 8
+                and len(rest.split()) >= 4
+                and lead_words[0].lower() not in _CONDITIONAL_START
+                and '"' not in body
+            ):
                 # fronted phrase: drop it, or move it to the end
                 options.append(("clause_drop", _capitalize(rest)))
                 lead_l = lead[0].lower() + lead[1:]
                 options.append(("reorder", _capitalize(rest) + " " + lead_l))
         m = re.search(r",\s+and\s+", body)
         if m and not _NEG_TOKENS.search(body):
-            a, b = body[: m.start()], body[m.end():]
-            if (len(a.split()) >= 3 and len(b.split()) >= 3 and not _REPORTING.match(b)
-                    and "," not in a and a.split()[0].lower() not in ("and", "but", "or", "so")
-                    and a.split()[0].lower() not in _CONDITIONAL_START):
+            a, b = body[: m.start()], body[m.end() :]
+            if (
+                len(a.split()) >= 3
+                and len(b.split()) >= 3
+                and not _REPORTING.match(b)
+                and "," not in a
+                and a.split()[0].lower() not in ("and", "but", "or", "so")
+                and a.split()[0].lower() not in _CONDITIONAL_START
+            ):
                 if b.split()[0].lower() not in ("then", "so", "thus", "therefore", "later"):
                     options.append(("reorder", _capitalize(b) + ", and " + _decap(a)))
                 options.append(("clause_drop", a))
@@ -452,11 +663,17 @@ class Augmenter:
         return a, self.sentences[j]
 
     # ------------------------------------------------------------------ datasets
-    def generate(self, n: int, seed: int, *, mix: dict[str, float] | None = None,
-                 source: str = "augment") -> list[NLIExample]:
+    def generate(
+        self, n: int, seed: int, *, mix: dict[str, float] | None = None, source: str = "augment"
+    ) -> list[NLIExample]:
         """``n`` labelled pairs, in the proportions of ``mix`` (contradiction, entailment, neutral)."""
-        mix = mix or {"contradiction": 0.45, "entailment": 0.25, "added_detail": 0.1,
-                      "unrelated": 0.1, "topical": 0.1}
+        mix = mix or {
+            "contradiction": 0.45,
+            "entailment": 0.25,
+            "added_detail": 0.1,
+            "unrelated": 0.1,
+            "topical": 0.1,
+        }
         rng = random.Random(seed)
         order = list(range(len(self.sentences)))
         rng.shuffle(order)
@@ -505,8 +722,9 @@ class Augmenter:
             counts[kind] += 1
         return out
 
-    def minimal_edit_set(self, n_sentences: int, seed: int,
-                         source: str = "minimal-edit") -> list[NLIExample]:
+    def minimal_edit_set(
+        self, n_sentences: int, seed: int, source: str = "minimal-edit"
+    ) -> list[NLIExample]:
         """Evaluation pairs: for sentences with a factual edit site, one contradiction (edited
         hypothesis, only number/year/date/entity/negation/antonym), one entailing rewrite where
         one exists, and one unrelated-neutral pair per sentence."""

@@ -52,12 +52,29 @@ LABELS: tuple[str, str, str] = ("entailment", "neutral", "contradiction")
 LABEL2ID = {name: i for i, name in enumerate(LABELS)}
 
 _LABEL_MAP = {
-    "entailment": 0, "entails": 0, "entailed": 0, "e": 0, "supports": 0, "support": 0,
-    "supported": 0, "0": 0,
-    "neutral": 1, "n": 1, "not_enough_info": 1, "not enough info": 1, "nei": 1, "unknown": 1,
+    "entailment": 0,
+    "entails": 0,
+    "entailed": 0,
+    "e": 0,
+    "supports": 0,
+    "support": 0,
+    "supported": 0,
+    "0": 0,
+    "neutral": 1,
+    "n": 1,
+    "not_enough_info": 1,
+    "not enough info": 1,
+    "nei": 1,
+    "unknown": 1,
     "1": 1,
-    "contradiction": 2, "contradicts": 2, "contradict": 2, "c": 2, "refutes": 2, "refute": 2,
-    "refuted": 2, "2": 2,
+    "contradiction": 2,
+    "contradicts": 2,
+    "contradict": 2,
+    "c": 2,
+    "refutes": 2,
+    "refute": 2,
+    "refuted": 2,
+    "2": 2,
 }
 
 
@@ -74,7 +91,9 @@ def normalize_label(raw: object) -> int | None:
     if isinstance(raw, int):
         return raw if raw in (0, 1, 2) else None
     key = str(raw).strip().lower().replace(" ", "_")
-    return _LABEL_MAP.get(key.replace("_", " ")) if key == "not_enough_info" else _LABEL_MAP.get(key)
+    return (
+        _LABEL_MAP.get(key.replace("_", " ")) if key == "not_enough_info" else _LABEL_MAP.get(key)
+    )
 
 
 _WS = re.compile(r"\s+")
@@ -99,7 +118,9 @@ def split_sentences(text: str) -> list[str]:
     parts = [p.strip() for p in _SENT_END.split(text) if p.strip()]
     out: list[str] = []
     for p in parts:
-        if out and (len(out[-1]) < 4 or re.search(r"\b(?:[A-Z]|Mr|Mrs|Dr|St|Jr|No|vs)\.$", out[-1])):
+        if out and (
+            len(out[-1]) < 4 or re.search(r"\b(?:[A-Z]|Mr|Mrs|Dr|St|Jr|No|vs)\.$", out[-1])
+        ):
             out[-1] = out[-1] + " " + p
         else:
             out.append(p)
@@ -217,9 +238,11 @@ def load_line_aligned(
 ) -> list[NLIExample]:
     """Read line-aligned premise / hypothesis / label files (e-SNLI ``s1.x``, ``s2.x``, ``labels.x``)."""
     src = source or Path(s1).suffix.lstrip(".")
-    with open(s1, encoding="utf-8") as a, open(s2, encoding="utf-8") as b, open(
-        labels, encoding="utf-8"
-    ) as c:
+    with (
+        open(s1, encoding="utf-8") as a,
+        open(s2, encoding="utf-8") as b,
+        open(labels, encoding="utf-8") as c,
+    ):
         la, lb, lc = a.read().splitlines(), b.read().splitlines(), c.read().splitlines()
     if not (len(la) == len(lb) == len(lc)):
         raise ValueError(f"line-aligned files differ in length: {len(la)}, {len(lb)}, {len(lc)}")
@@ -260,28 +283,67 @@ ESNLI = "OanaMariaCamburu+e-SNLI/dataset/eSNLI"
 
 #: Training sources: name -> (loader, relative paths, license note).
 TRAIN_SOURCES: dict[str, tuple[str, tuple[str, ...], str]] = {
-    "lingnli": ("jsonl", (*tuple(f"{LING}/NLI_data/{proto}/train_round{r}_{tag}.jsonl" for proto, tag in (("1_Baseline_protocol", "baseline"), ("2_Ling_on_side_protocol", "LotS"), ("3_Ling_in_loop_protocol", "LitL")) for r in range(1, 6)), f"{LING}/NLI_data/1_Baseline_protocol/val_round5_base_combined.jsonl", f"{LING}/NLI_data/2_Ling_on_side_protocol/val_round5_LotS_combined.jsonl"),
-        "LingNLI (Parrish et al. 2021): license not stated in the repository"),
-    "snli-test": ("esnli", (f"{ESNLI}/s1.test", f"{ESNLI}/s2.test", f"{ESNLI}/labels.test"),
-                  "SNLI test: CC BY-SA 4.0"),
-    "cad": ("tsv", (f"{CAD}/train.tsv", f"{CAD}/dev.tsv"),
-            "Counterfactually-augmented SNLI: Apache-2.0 repo, SNLI-derived (CC BY-SA 4.0)"),
-    "conjnli-adv": ("tsv", ("swarnaHub+ConjNLI/data/NLI/adversarial_train_15k.tsv",),
-                    "ConjNLI adversarial train: MIT repo"),
-    "negation": ("tsv", tuple(
-        f"mosharafhossain+negation-and-nli/data/new_benchmarks/clean_data/{n}.txt"
-        for n in ("MNLI", "SNLI", "RTE")), "negation-and-nli: MIT repo"),
-    "climate-fever": ("climate", ("tdiggelm+climate-fever-dataset/dataset/climate-fever.jsonl",),
-                      "Climate-FEVER: Wikipedia evidence (CC BY-SA); no license file in repo"),
-    "fever-symmetric": ("jsonl", (
-        "TalSchuster+FeverSymmetric/symmetric_v0.1/fever_symmetric_generated.jsonl",
-        "TalSchuster+FeverSymmetric/symmetric_v0.2/fever_symmetric_dev.jsonl",
-        "TalSchuster+FeverSymmetric/symmetric_v0.2/fever_symmetric_test.jsonl"),
-        "FEVER-symmetric: MIT repo; FEVER CC BY-SA 3.0"),
+    "lingnli": (
+        "jsonl",
+        (
+            *tuple(
+                f"{LING}/NLI_data/{proto}/train_round{r}_{tag}.jsonl"
+                for proto, tag in (
+                    ("1_Baseline_protocol", "baseline"),
+                    ("2_Ling_on_side_protocol", "LotS"),
+                    ("3_Ling_in_loop_protocol", "LitL"),
+                )
+                for r in range(1, 6)
+            ),
+            f"{LING}/NLI_data/1_Baseline_protocol/val_round5_base_combined.jsonl",
+            f"{LING}/NLI_data/2_Ling_on_side_protocol/val_round5_LotS_combined.jsonl",
+        ),
+        "LingNLI (Parrish et al. 2021): license not stated in the repository",
+    ),
+    "snli-test": (
+        "esnli",
+        (f"{ESNLI}/s1.test", f"{ESNLI}/s2.test", f"{ESNLI}/labels.test"),
+        "SNLI test: CC BY-SA 4.0",
+    ),
+    "cad": (
+        "tsv",
+        (f"{CAD}/train.tsv", f"{CAD}/dev.tsv"),
+        "Counterfactually-augmented SNLI: Apache-2.0 repo, SNLI-derived (CC BY-SA 4.0)",
+    ),
+    "conjnli-adv": (
+        "tsv",
+        ("swarnaHub+ConjNLI/data/NLI/adversarial_train_15k.tsv",),
+        "ConjNLI adversarial train: MIT repo",
+    ),
+    "negation": (
+        "tsv",
+        tuple(
+            f"mosharafhossain+negation-and-nli/data/new_benchmarks/clean_data/{n}.txt"
+            for n in ("MNLI", "SNLI", "RTE")
+        ),
+        "negation-and-nli: MIT repo",
+    ),
+    "climate-fever": (
+        "climate",
+        ("tdiggelm+climate-fever-dataset/dataset/climate-fever.jsonl",),
+        "Climate-FEVER: Wikipedia evidence (CC BY-SA); no license file in repo",
+    ),
+    "fever-symmetric": (
+        "jsonl",
+        (
+            "TalSchuster+FeverSymmetric/symmetric_v0.1/fever_symmetric_generated.jsonl",
+            "TalSchuster+FeverSymmetric/symmetric_v0.2/fever_symmetric_dev.jsonl",
+            "TalSchuster+FeverSymmetric/symmetric_v0.2/fever_symmetric_test.jsonl",
+        ),
+        "FEVER-symmetric: MIT repo; FEVER CC BY-SA 3.0",
+    ),
     # split sources: only their training part is used for training
     "mnli-dev-train-half": ("jsonl", (f"{GNLI}/mnli/dev.jsonl",), "MultiNLI dev-matched: OANC"),
-    "breaking-nli-train": ("jsonl", ("BIU-NLP+Breaking_NLI/extracted/data/dataset.jsonl",),
-                           "Breaking NLI: SNLI premises (CC BY-SA 4.0), see its README"),
+    "breaking-nli-train": (
+        "jsonl",
+        ("BIU-NLP+Breaking_NLI/extracted/data/dataset.jsonl",),
+        "Breaking NLI: SNLI premises (CC BY-SA 4.0), see its README",
+    ),
 }
 
 #: Evaluation-only files (relative paths).
@@ -304,7 +366,9 @@ def _load(kind: str, root: Path, paths: Iterable[str], source: str) -> list[NLIE
     if kind == "esnli":
         return load_line_aligned(*(root / p for p in paths), source=source)
     loader: Callable[..., list[NLIExample]] = {
-        "jsonl": load_jsonl, "tsv": load_tsv, "climate": load_climate_fever,
+        "jsonl": load_jsonl,
+        "tsv": load_tsv,
+        "climate": load_climate_fever,
     }[kind]
     out: list[NLIExample] = []
     for p in paths:
@@ -365,7 +429,9 @@ def build_splits(
     evals["mnli-heldout"] = [e for e in mnli if _in_half(e.premise, "mnli", mnli_heldout_frac)]
     mnli_train = [e for e in mnli if not _in_half(e.premise, "mnli", mnli_heldout_frac)]
     brk = load_jsonl(root / "BIU-NLP+Breaking_NLI/extracted/data/dataset.jsonl", source="breaking")
-    evals["breaking-heldout"] = [e for e in brk if _in_half(e.premise, "brk", breaking_heldout_frac)]
+    evals["breaking-heldout"] = [
+        e for e in brk if _in_half(e.premise, "brk", breaking_heldout_frac)
+    ]
     brk_train = [e for e in brk if not _in_half(e.premise, "brk", breaking_heldout_frac)]
     for name, (kind, rel) in EVAL_FILES.items():
         if (root / rel).exists():
@@ -390,7 +456,9 @@ def build_splits(
             if not all((root / r).exists() for r in rels):
                 continue
             exs = _load(kind, root, rels, name)
-        kept = [e for e in exs if _key(e.premise) not in banned and _key(e.hypothesis) not in banned]
+        kept = [
+            e for e in exs if _key(e.premise) not in banned and _key(e.hypothesis) not in banned
+        ]
         dropped += len(exs) - len(kept)
         # exact duplicates inside a source carry no information
         seen: set[tuple[str, str, int]] = set()

@@ -36,9 +36,17 @@ __all__ = [
 ]
 
 
-def predict(model: Any, tokenizer: Any, premises: Sequence[str], hypotheses: Sequence[str], *,
-            batch_size: int = 64, max_length: int = 128, sort_by_length: bool = True,
-            label_order: Sequence[int] | None = None) -> np.ndarray:
+def predict(
+    model: Any,
+    tokenizer: Any,
+    premises: Sequence[str],
+    hypotheses: Sequence[str],
+    *,
+    batch_size: int = 64,
+    max_length: int = 128,
+    sort_by_length: bool = True,
+    label_order: Sequence[int] | None = None,
+) -> np.ndarray:
     """``(n, 3)`` probabilities in the model's own label order (use ``label_order`` to permute).
 
     ``model`` is a torch module returning ``.logits`` or any callable taking the tokenizer's
@@ -55,10 +63,15 @@ def predict(model: Any, tokenizer: Any, premises: Sequence[str], hypotheses: Seq
     out = np.zeros((n, 3), dtype=np.float32)
     with torch.inference_mode():
         for start in range(0, n, batch_size):
-            idx = order[start:start + batch_size]
-            enc = tokenizer([premises[i] for i in idx], [hypotheses[i] for i in idx],
-                            truncation=True, max_length=max_length, padding=True,
-                            return_tensors="pt")
+            idx = order[start : start + batch_size]
+            enc = tokenizer(
+                [premises[i] for i in idx],
+                [hypotheses[i] for i in idx],
+                truncation=True,
+                max_length=max_length,
+                padding=True,
+                return_tensors="pt",
+            )
             res = model(**enc)
             logits = res.logits if hasattr(res, "logits") else res
             probs = torch.softmax(torch.as_tensor(logits).float(), dim=-1).numpy()
@@ -107,9 +120,15 @@ def minimal_edit_metrics(examples: Sequence[NLIExample], probs: np.ndarray) -> d
     return res
 
 
-def build_eval_sets(splits: Splits, *, seed: int = 13, snli_dev_n: int = 3000,
-                    minimal_edit_sentences: int = 1500, anli_n: int = 0,
-                    names: Sequence[str] | None = None) -> dict[str, list[NLIExample]]:
+def build_eval_sets(
+    splits: Splits,
+    *,
+    seed: int = 13,
+    snli_dev_n: int = 3000,
+    minimal_edit_sentences: int = 1500,
+    anli_n: int = 0,
+    names: Sequence[str] | None = None,
+) -> dict[str, list[NLIExample]]:
     """The evaluation sets, in report order; ``names`` restricts which are built."""
     from mirage_core.training.augment import Augmenter
 
@@ -150,17 +169,30 @@ def _label_order(model: Any) -> list[int] | None:
         return None
 
 
-def run_evaluation(model: Any, tokenizer: Any, sets: dict[str, list[NLIExample]], *,
-                   batch_size: int = 64, max_length: int = 128,
-                   label_order: Sequence[int] | None = None,
-                   progress: bool = False) -> dict[str, dict[str, Any]]:
+def run_evaluation(
+    model: Any,
+    tokenizer: Any,
+    sets: dict[str, list[NLIExample]],
+    *,
+    batch_size: int = 64,
+    max_length: int = 128,
+    label_order: Sequence[int] | None = None,
+    progress: bool = False,
+) -> dict[str, dict[str, Any]]:
     """Metrics per set (``minimal-edit`` gets :func:`minimal_edit_metrics`)."""
     order = label_order if label_order is not None else _label_order(model)
     results: dict[str, dict[str, Any]] = {}
     for name, exs in sets.items():
         t0 = time.perf_counter()
-        probs = predict(model, tokenizer, [e.premise for e in exs], [e.hypothesis for e in exs],
-                        batch_size=batch_size, max_length=max_length, label_order=order)
+        probs = predict(
+            model,
+            tokenizer,
+            [e.premise for e in exs],
+            [e.hypothesis for e in exs],
+            batch_size=batch_size,
+            max_length=max_length,
+            label_order=order,
+        )
         dt = time.perf_counter() - t0
         if name == "minimal-edit":
             res = minimal_edit_metrics(exs, probs)
@@ -173,19 +205,39 @@ def run_evaluation(model: Any, tokenizer: Any, sets: dict[str, list[NLIExample]]
     return results
 
 
-def throughput(model: Any, tokenizer: Any, examples: Sequence[NLIExample], *,
-               batch_size: int = 64, max_length: int = 128, sort_by_length: bool = False,
-               repeats: int = 1) -> float:
+def throughput(
+    model: Any,
+    tokenizer: Any,
+    examples: Sequence[NLIExample],
+    *,
+    batch_size: int = 64,
+    max_length: int = 128,
+    sort_by_length: bool = False,
+    repeats: int = 1,
+) -> float:
     """Pairs per second at ``batch_size`` (tokenization included), best of ``repeats``."""
     prem = [e.premise for e in examples]
     hyp = [e.hypothesis for e in examples]
-    predict(model, tokenizer, prem[:batch_size], hyp[:batch_size], batch_size=batch_size,
-            max_length=max_length)  # warm-up
+    predict(
+        model,
+        tokenizer,
+        prem[:batch_size],
+        hyp[:batch_size],
+        batch_size=batch_size,
+        max_length=max_length,
+    )  # warm-up
     best = 0.0
     for _ in range(repeats):
         t0 = time.perf_counter()
-        predict(model, tokenizer, prem, hyp, batch_size=batch_size, max_length=max_length,
-                sort_by_length=sort_by_length)
+        predict(
+            model,
+            tokenizer,
+            prem,
+            hyp,
+            batch_size=batch_size,
+            max_length=max_length,
+            sort_by_length=sort_by_length,
+        )
         best = max(best, len(prem) / (time.perf_counter() - t0))
     return best
 
@@ -199,23 +251,39 @@ def format_table(results: dict[str, dict[str, Any]], title: str = "") -> str:
     lines = []
     if title:
         lines.append(title)
-    lines.append(f"{'set':<18}{'n':>7}{'acc%':>7}{'R_ent':>7}{'R_neu':>7}{'R_con':>7}"
-                 f"{'P_ent':>7}{'P_con':>7}")
+    lines.append(
+        f"{'set':<18}{'n':>7}{'acc%':>7}{'R_ent':>7}{'R_neu':>7}{'R_con':>7}"
+        f"{'P_ent':>7}{'P_con':>7}"
+    )
     for name, r in results.items():
-        lines.append(f"{name:<18}{r['n']:>7}{_pct(r['accuracy']):>7}"
-                     f"{_pct(r['recall_entailment']):>7}{_pct(r['recall_neutral']):>7}"
-                     f"{_pct(r['recall_contradiction']):>7}{_pct(r['precision_entailment']):>7}"
-                     f"{_pct(r['precision_contradiction']):>7}")
+        lines.append(
+            f"{name:<18}{r['n']:>7}{_pct(r['accuracy']):>7}"
+            f"{_pct(r['recall_entailment']):>7}{_pct(r['recall_neutral']):>7}"
+            f"{_pct(r['recall_contradiction']):>7}{_pct(r['precision_entailment']):>7}"
+            f"{_pct(r['precision_contradiction']):>7}"
+        )
     me = results.get("minimal-edit")
     if me:
         lines.append(
             "minimal-edit: contradiction recall {}%  entailment precision {}%  "
-            "entailing pairs called contradiction {}%  unrelated pairs called contradiction {}%"
-            .format(*(_pct(me[k]).strip() for k in (
-                "contra_recall", "entail_precision", "entail_called_contra",
-                "neutral_called_contra"))))
-        lines.append("  contradiction recall by edit kind: " + ", ".join(
-            f"{k} {100 * v[0]:.1f}% (n={v[1]})" for k, v in me["contra_recall_by_kind"].items()))
+            "entailing pairs called contradiction {}%  unrelated pairs called contradiction {}%".format(
+                *(
+                    _pct(me[k]).strip()
+                    for k in (
+                        "contra_recall",
+                        "entail_precision",
+                        "entail_called_contra",
+                        "neutral_called_contra",
+                    )
+                )
+            )
+        )
+        lines.append(
+            "  contradiction recall by edit kind: "
+            + ", ".join(
+                f"{k} {100 * v[0]:.1f}% (n={v[1]})" for k, v in me["contra_recall_by_kind"].items()
+            )
+        )
     return "\n".join(lines)
 
 

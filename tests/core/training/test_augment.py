@@ -94,8 +94,9 @@ def test_entity_substitutes_come_from_corpus(aug: Augmenter) -> None:
 def test_negation_removal(aug: Augmenter) -> None:
     seen = set()
     for seed in range(20):
-        e = aug.contradiction("The bridge is not open to traffic.", random.Random(seed),
-                              kinds=("negation",))
+        e = aug.contradiction(
+            "The bridge is not open to traffic.", random.Random(seed), kinds=("negation",)
+        )
         assert e is not None
         seen.add(e.text)
     assert "The bridge is open to traffic." in seen
@@ -111,14 +112,17 @@ def test_entailment_rewrites(aug: Augmenter) -> None:
                 assert _norm(e.text) != _norm(s)
                 kinds.add(e.kind)
     assert {"clause_drop", "reorder"} <= kinds
-    e = aug.entailment("In 2010, the population of the town increased to 4,500 people.",
-                       random.Random(0))
+    e = aug.entailment(
+        "In 2010, the population of the town increased to 4,500 people.", random.Random(0)
+    )
     assert e is not None and "4,500" in e.text
 
 
 def test_no_conditional_clause_drop(aug: Augmenter) -> None:
     for seed in range(20):
-        e = aug.entailment("If it rains tomorrow, the match will be cancelled.", random.Random(seed))
+        e = aug.entailment(
+            "If it rains tomorrow, the match will be cancelled.", random.Random(seed)
+        )
         assert e is None or "if" in e.text.lower()
 
 
