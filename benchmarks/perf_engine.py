@@ -51,7 +51,11 @@ def gpe_passages(seed: int, n: int) -> list[Passage]:
         for ev in env["benign"] + env.get("related_distractor", []) + attacks:
             text = chunk(ev.get("contents") or [])
             if text.strip():
-                out.append(Passage(text, source=ev.get("url") or ev["evidence_id"], score=1.0 / (1 + len(out))))
+                out.append(
+                    Passage(
+                        text, source=ev.get("url") or ev["evidence_id"], score=1.0 / (1 + len(out))
+                    )
+                )
         if len(out) >= n:
             break
     return out[:n]
@@ -75,7 +79,9 @@ def main() -> None:
         "ppc=2": MirageConfig(pairs_per_claim=2),
         "no budget": MirageConfig(pairs_per_claim=None, max_pairs=None),
     }
-    print(f"model: {nli.name}; passages: gpe-eval evidence (benign, distractor, attack) of one claim at a time, one category")
+    print(
+        f"model: {nli.name}; passages: gpe-eval evidence (benign, distractor, attack) of one claim at a time, one category"
+    )
     header = (
         f"{'k':>3} {'config':>9} {'claims':>6} {'x-src':>7} {'τ-kept':>6} {'NLI':>5} "
         f"{'nli_alone_s':>11} {'defend_s':>8} {'ratio':>6}  stages (ms)"
@@ -96,7 +102,10 @@ def main() -> None:
             nli.predict(prem, hyp)
             nli_s = time.perf_counter() - t1
             growth[name][k] = len(prem)
-            stages = " ".join(f"{s}={verdict.timings.get(s, 0) * 1000:.0f}" for s in ("claims", "pairs", "nli", "graph", "select", "gate"))
+            stages = " ".join(
+                f"{s}={verdict.timings.get(s, 0) * 1000:.0f}"
+                for s in ("claims", "pairs", "nli", "graph", "select", "gate")
+            )
             ratio = defend_s / nli_s if nli_s > 0 else float("nan")
             print(
                 f"{k:>3} {name:>9} {stats['claims']:>6} {stats['cross_source_pairs']:>7} "
@@ -105,7 +114,9 @@ def main() -> None:
     lo, hi = min(ks), max(ks)
     for name, g in growth.items():
         if g.get(lo):
-            print(f"NLI calls k={lo}→{hi} ({name}): {g[lo]} → {g[hi]} = ×{g[hi] / g[lo]:.1f} for ×{hi / lo:.0f} passages")
+            print(
+                f"NLI calls k={lo}→{hi} ({name}): {g[lo]} → {g[hi]} = ×{g[hi] / g[lo]:.1f} for ×{hi / lo:.0f} passages"
+            )
 
 
 if __name__ == "__main__":

@@ -219,5 +219,11 @@ def test_a_missing_model_is_a_setup_error_whatever_the_policy(clean_passages, tm
 
 
 def test_domains_are_case_insensitive(mirage):
-    v = mirage.defend(QUERY, [Passage("The Eiffel Tower is located in Paris.", source="Wiki/Paris"), Passage("The Eiffel Tower is located in Paris, France.", source="wiki/paris")])
+    v = mirage.defend(
+        QUERY,
+        [
+            Passage("The Eiffel Tower is located in Paris.", source="Wiki/Paris"),
+            Passage("The Eiffel Tower is located in Paris, France.", source="wiki/paris"),
+        ],
+    )
     assert {c.domain for c in v.claims} == {"wiki/paris"} and v.decision == "fallback"

@@ -30,9 +30,18 @@ POISONS = [
 ]
 CLEAN = [
     GOLD,
-    Passage("Alice Walker wrote The Color Purple, published in 1982. The novel follows Celie in rural Georgia.", source="https://www.britannica.com/topic/The-Color-Purple"),
-    Passage("The Color Purple is a novel by Alice Walker. Walker won the Pulitzer Prize for Fiction in 1983 for it.", source="https://www.pulitzer.org/winners/alice-walker"),
-    Passage("Steven Spielberg directed a 1985 film adaptation. The Color Purple is a novel by Alice Walker.", source="https://www.imdb.com/title/tt0088939"),
+    Passage(
+        "Alice Walker wrote The Color Purple, published in 1982. The novel follows Celie in rural Georgia.",
+        source="https://www.britannica.com/topic/The-Color-Purple",
+    ),
+    Passage(
+        "The Color Purple is a novel by Alice Walker. Walker won the Pulitzer Prize for Fiction in 1983 for it.",
+        source="https://www.pulitzer.org/winners/alice-walker",
+    ),
+    Passage(
+        "Steven Spielberg directed a 1985 film adaptation. The Color Purple is a novel by Alice Walker.",
+        source="https://www.imdb.com/title/tt0088939",
+    ),
 ]
 
 
@@ -53,10 +62,20 @@ def test_groups_by_domain_and_near_duplicates():
     domains = ["a.org", "a.org", "b.org", "c.org"]
     emb = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 1.0], [0.6, 0.8]])
     assert independence_groups(sources, domains, "none") == sources
-    assert independence_groups(sources, domains, "domain") == ["a.org (+1)", "a.org (+1)", "b.org", "c.org"]
+    assert independence_groups(sources, domains, "domain") == [
+        "a.org (+1)",
+        "a.org (+1)",
+        "b.org",
+        "c.org",
+    ]
     # b.org duplicates a.org/2 (cos 1) → joins a.org's group; c.org is 0.8 from both
-    assert independence_groups(sources, domains, "embedding", emb, threshold=0.9) == ["a.org (+2)"] * 3 + ["c.org"]
-    assert independence_groups(sources, domains, "embedding", emb, threshold=0.75) == ["a.org (+3)"] * 4
+    assert independence_groups(sources, domains, "embedding", emb, threshold=0.9) == [
+        "a.org (+2)"
+    ] * 3 + ["c.org"]
+    assert (
+        independence_groups(sources, domains, "embedding", emb, threshold=0.75)
+        == ["a.org (+3)"] * 4
+    )
     with pytest.raises(ValueError):
         independence_groups(sources, domains, "embedding", None)
 
@@ -83,9 +102,9 @@ def test_gold_plus_poisons_never_delivers_the_poison(mirage_for):
 
 
 def test_tie_blocking_is_configurable(mirage_for):
-    v = mirage_for(independence="embedding", block_on_tie=False, coordinated_trust=0.0, alpha=2.0).defend(
-        QUERY, [GOLD, *POISONS]
-    )
+    v = mirage_for(
+        independence="embedding", block_on_tie=False, coordinated_trust=0.0, alpha=2.0
+    ).defend(QUERY, [GOLD, *POISONS])
     assert "tie" not in v.extras
     assert "Toni Morrison" not in delivered(v)  # the flagged group lost its trust
 
@@ -100,7 +119,10 @@ def test_diverse_clean_sources_still_pass(mirage_for):
 def test_same_domain_support_is_no_corroboration(fake_nli):
     same_site = [
         Passage("Alice Walker wrote The Color Purple in 1982.", source="https://blog.example/a"),
-        Passage("Alice Walker wrote The Color Purple in 1982, in Georgia.", source="https://blog.example/b"),
+        Passage(
+            "Alice Walker wrote The Color Purple in 1982, in Georgia.",
+            source="https://blog.example/b",
+        ),
     ]
     paper = Mirage(MirageConfig.paper(d_min=1), fake_nli).defend(QUERY, same_site)
     domain = Mirage(MirageConfig(d_min=1), fake_nli).defend(QUERY, same_site)
@@ -114,11 +136,17 @@ def test_paraphrase_pairs_reach_nli_when_overlap_misses_tau(fake_nli):
     emb = CallableEmbedder(lambda texts: np.array([table.get(t, [0.0, 1.0]) for t in texts]))
     base = Mirage(MirageConfig(d_min=1), fake_nli, embedder=emb).defend("q", [a, b])
     assert base.candidate_stats["nli_pairs"] == 0
-    para = Mirage(MirageConfig(d_min=1, paraphrase_pairs=True, paraphrase_threshold=0.9), fake_nli, embedder=emb)
+    para = Mirage(
+        MirageConfig(d_min=1, paraphrase_pairs=True, paraphrase_threshold=0.9),
+        fake_nli,
+        embedder=emb,
+    )
     v = para.defend("q", [a, b])
     assert v.candidate_stats["nli_pairs"] == 1 and v.candidate_stats["paraphrase_pairs"] == 1
     assert "embed" in v.timings
-    tight = Mirage(MirageConfig(paraphrase_pairs=True, paraphrase_threshold=0.99), fake_nli, embedder=emb)
+    tight = Mirage(
+        MirageConfig(paraphrase_pairs=True, paraphrase_threshold=0.99), fake_nli, embedder=emb
+    )
     assert tight.defend("q", [a, b]).candidate_stats["nli_pairs"] == 0
 
 
@@ -131,7 +159,11 @@ def test_each_claim_is_embedded_once_per_query(fake_nli):
 
         return bag_of_words_embedding(texts)
 
-    m = Mirage(MirageConfig(independence="embedding", paraphrase_pairs=True), fake_nli, embedder=CallableEmbedder(spy))
+    m = Mirage(
+        MirageConfig(independence="embedding", paraphrase_pairs=True),
+        fake_nli,
+        embedder=CallableEmbedder(spy),
+    )
     m.defend(QUERY, CLEAN)
     flat = [t for call in calls for t in call]
     assert len(flat) == len(set(flat))
