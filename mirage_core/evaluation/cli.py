@@ -314,6 +314,34 @@ def _command_line(args: argparse.Namespace) -> str:
     return f"mirage {args.command} --dataset {args.dataset}"
 
 
+def _code_version() -> str:
+    """The mirage version and, in a git checkout, the commit (and whether mirage_core differs)."""
+    import subprocess
+
+    import mirage_core
+
+    out = f"mirage {mirage_core.__version__}"
+    root = Path(mirage_core.__file__).resolve().parent.parent
+    try:
+        rev = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--", "mirage_core"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return out
+    return f"{out}, commit {rev}" + (" + uncommitted changes in mirage_core/" if dirty else "")
+
+
 def _hardware(nli: Any) -> str:
     import platform
 
@@ -460,6 +488,7 @@ def _run_calibrate(args: argparse.Namespace) -> int:
         f"grid: {result.nli['grid_cache_hits']} cache hits, {result.nli['grid_cache_misses']} cache misses"
     )
     print()
+    print("trade-off (metrics on the fit split; the last column on the held-out split):")
     print(result.table_markdown(top=args.top))
     print()
     print(
@@ -513,6 +542,7 @@ def _run_bench(args: argparse.Namespace) -> int:
                 "config_file": args.config,
                 "command": _command_line(args),
                 "hardware": _hardware(nli),
+                "code": _code_version(),
             },
         )
     finally:

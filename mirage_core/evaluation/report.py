@@ -16,7 +16,7 @@ from typing import Any
 
 from mirage_core.evaluation.harness import BenchResult
 
-__all__ = ["family_table", "latency_table", "main_table", "write_report"]
+__all__ = ["family_table", "latency_table", "main_table", "replot", "write_report"]
 
 SYSTEM_LABELS = {
     "no_rag": "no-RAG",
@@ -193,7 +193,8 @@ def _markdown(result: BenchResult, rows: list[dict[str, Any]], plots: list[str])
         )
     out += [
         f"- run: {result.wall_s:.0f} s wall on {st.get('hardware', platform.processor() or platform.machine())}"
-        + _nli_note(result.nli_stats),
+        + _nli_note(result.nli_stats)
+        + (f"; {st['code']}" if st.get("code") else ""),
         "",
         "Metrics: **pass rate** = queries whose evidence reaches the generator; **contamination** = "
         "share of delivered claims that come from polluted text; **exposure** = queries that deliver "
@@ -235,6 +236,38 @@ def _markdown(result: BenchResult, rows: list[dict[str, Any]], plots: list[str])
 def _plots(
     result: BenchResult, rows: list[dict[str, Any]], out: Path
 ) -> tuple[list[str], str | None]:
+    latencies: dict[str, list[float]] = {}
+    for r in result.records:
+        route = r.routes.get("mirage")
+        if route is not None and route.latency_s is not None:
+            latencies.setdefault(r.regime, []).append(route.latency_s * 1000)
+    return _draw(str(result.dataset["name"]), list(result.systems), rows, latencies, out)
+
+
+def replot(out_dir: str | Path) -> list[str]:
+    """Redraw the PNG plots of a report folder from its report.json and instances.jsonl."""
+    out = Path(out_dir)
+    data = json.loads((out / "report.json").read_text())
+    latencies: dict[str, list[float]] = {}
+    with open(out / "instances.jsonl", encoding="utf-8") as fh:
+        for line in fh:
+            rec = json.loads(line)
+            ms = rec["routes"].get("mirage", {}).get("latency_ms")
+            if ms is not None:
+                latencies.setdefault(rec["regime"], []).append(float(ms))
+    files, note = _draw(data["dataset"]["name"], data["systems"], data["rows"], latencies, out)
+    if note:
+        raise ImportError(note)
+    return files
+
+
+def _draw(
+    name: str,
+    systems: list[str],
+    rows: list[dict[str, Any]],
+    latencies: dict[str, list[float]],
+    out: Path,
+) -> tuple[list[str], str | None]:
     try:
         import matplotlib
 
@@ -243,7 +276,6 @@ def _plots(
     except ImportError:
         return [], "matplotlib is not installed (pip install 'mirage-rag[bench]'): plots skipped"
     files: list[str] = []
-    systems = result.systems
     labels = [SYSTEM_LABELS.get(s, s) for s in systems]
     regimes = [g for g in REGIME_ORDER if any(r["regime"] == g for r in rows)]
 
@@ -264,8 +296,8 @@ def _plots(
     )
     ax.set_ylabel("pass rate (%)")
     ax.set_ylim(0, 105)
-    ax.set_title(f"{result.dataset['name']}: evidence delivered, by regime")
-    ax.legend(fontsize=8, ncol=2)
+    ax.set_title(f"{name}: evidence delivered, by regime")
+    ax.legend(fontsize=8, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.08), frameon=False)
     fig.tight_layout()
     path = out / "pass_rate_by_regime.png"
     fig.savefig(path, dpi=110)
@@ -307,30 +339,24 @@ def _plots(
             ax.set_ylabel("%")
             ax.set_ylim(0, 105)
             ax.set_title(title)
-        axes[0].legend(fontsize=7)
-        fig.suptitle(f"{result.dataset['name']}: by pollution family")
-        fig.tight_layout()
+        handles, names = axes[0].get_legend_handles_labels()
+        fig.legend(handles, names, fontsize=8, ncol=len(names), loc="lower center", frameon=False)
+        fig.suptitle(f"{name}: by pollution family")
+        fig.tight_layout(rect=(0, 0.06, 1, 1))
         path = out / "contamination_retention_by_family.png"
         fig.savefig(path, dpi=110)
         plt.close(fig)
         files.append(str(path))
 
     # 3) latency distribution of mirage per regime
-    lat = {
-        g: [
-            r.routes["mirage"].latency_s * 1000
-            for r in result.records
-            if r.regime == g and "mirage" in r.routes and r.routes["mirage"].latency_s is not None
-        ]
-        for g in regimes
-    }
+    lat = {g: latencies.get(g, []) for g in regimes}
     if any(lat.values()):
         fig, ax = plt.subplots(figsize=(7, 4))
         data = [lat[g] or [0.0] for g in regimes]
         ax.boxplot(data, showfliers=False)
         ax.set_xticks(range(1, len(regimes) + 1), [g.upper() for g in regimes])
         ax.set_ylabel("ms per query")
-        ax.set_title(f"{result.dataset['name']}: mirage latency per query")
+        ax.set_title(f"{name}: mirage latency per query")
         fig.tight_layout()
         path = out / "latency.png"
         fig.savefig(path, dpi=110)

@@ -207,7 +207,14 @@ def test_diff_edits_spans():
 
 
 def test_details_and_frames_go_before_citation_marks():
-    pp = RulePolluter().pollute("The bridge was completed in 1932 by the builders.[3]", "fabricated", seed=0)
+    pp = RulePolluter().pollute(
+        "The bridge was completed in 1932 by the builders.[3]", "fabricated", seed=0
+    )
     assert pp.text.endswith(".[3]") and pp.edits[0].original == ""
-    frame = RulePolluter().pollute("The bridge was completed in 1932 by the builders.[3][4]", "misleading", seed=1)
-    assert frame.text.endswith("[3][4]") and frame.text != "The bridge was completed in 1932 by the builders.[3][4]"
+    frame = RulePolluter().pollute(
+        "The bridge was completed in 1932 by the builders.[3][4]", "misleading", seed=1
+    )
+    assert (
+        frame.text.endswith("[3][4]")
+        and frame.text != "The bridge was completed in 1932 by the builders.[3][4]"
+    )
