@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from mirage_core.defense import Mirage
+from mirage_core.jsonl import iter_jsonl
 
 __all__ = ["main", "read_passages"]
 
@@ -28,17 +28,13 @@ _SUBCOMMAND_MODULES = (
 def read_passages(path: str | Path) -> list[dict]:
     """Read JSONL rows ``{"text", "source"|"url", "score", ...}``; blank lines are skipped."""
     rows = []
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise SystemExit(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
-            if not isinstance(row, dict) or not isinstance(row.get("text"), str):
-                raise SystemExit(f"{path}:{lineno}: each row needs a string 'text' field")
+    try:
+        for lineno, row in iter_jsonl(path):
+            if not isinstance(row.get("text"), str):
+                raise ValueError(f"{path}:{lineno}: each row needs a string 'text' field")
             rows.append(row)
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from None
     return rows
 
 

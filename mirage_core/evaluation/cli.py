@@ -358,19 +358,9 @@ def _hardware(nli: Any) -> str:
 
 
 def _read_rows(path: str) -> list[dict[str, Any]]:
-    rows = []
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
-            if not isinstance(row, dict):
-                raise ValueError(f"{path}:{lineno}: each row must be a JSON object")
-            rows.append(row)
-    return rows
+    from mirage_core.jsonl import iter_jsonl
+
+    return [row for _, row in iter_jsonl(path)]
 
 
 def _passage_out(original: Any, item: Any) -> Any:

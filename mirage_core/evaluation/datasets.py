@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mirage_core.jsonl import iter_jsonl
 from mirage_core.pollution.families import (
     FAMILIES,
     LABEL_KEY,
@@ -439,23 +440,14 @@ def _answers(row: Mapping[str, Any], *keys: str) -> tuple[str, ...]:
 
 def _read_query_rows(path: str | Path) -> list[dict[str, Any]]:
     rows = []
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
-            if not isinstance(row, dict):
-                raise ValueError(f"{path}:{lineno}: each row must be a JSON object")
-            query = row.get("query", row.get("question"))
-            passages = row.get("passages", row.get("contexts", row.get("documents")))
-            if not isinstance(query, str) or not isinstance(passages, list):
-                raise ValueError(
-                    f"{path}:{lineno}: each row needs 'query' (or 'question') and a 'passages' list"
-                )
-            rows.append(row)
+    for lineno, row in iter_jsonl(path):
+        query = row.get("query", row.get("question"))
+        passages = row.get("passages", row.get("contexts", row.get("documents")))
+        if not isinstance(query, str) or not isinstance(passages, list):
+            raise ValueError(
+                f"{path}:{lineno}: each row needs 'query' (or 'question') and a 'passages' list"
+            )
+        rows.append(row)
     return rows
 
 
