@@ -215,15 +215,31 @@ class PollutedPassage:
     ) -> PollutedPassage:
         """A passage polluted as a whole (a dataset's adversarial passage)."""
         p = to_passage(passage)
+        edit = Edit(0, len(p.text), original, p.text, "rewrite")
+        return cls.from_passage(p, p.text, family, (edit,), original=original, polluter=polluter)
+
+    @classmethod
+    def from_passage(
+        cls,
+        passage: Passage,
+        text: str,
+        family: str,
+        edits: Sequence[Edit],
+        *,
+        original: str | None = None,
+        polluter: str,
+    ) -> PollutedPassage:
+        """``passage`` edited into ``text``, keeping its provenance (source, domain, score and a
+        copy of its metadata); ``original`` defaults to the passage's own text."""
         return cls(
-            text=p.text,
-            original=original,
+            text=text,
+            original=passage.text if original is None else original,
             family=str(family),
-            edits=(Edit(0, len(p.text), original, p.text, "rewrite"),),
-            source=p.source,
-            domain=p.domain,
-            score=p.score,
-            metadata=dict(p.metadata),
+            edits=tuple(edits),
+            source=passage.source,
+            domain=passage.domain,
+            score=passage.score,
+            metadata=dict(passage.metadata),
             polluter=polluter,
         )
 

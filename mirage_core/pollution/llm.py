@@ -158,14 +158,4 @@ class LLMPolluter:
         edits = diff_edits(p.text, edited, kind=f"llm-{fam.value}")
         if not edits:
             return None
-        return PollutedPassage(
-            text=edited,
-            original=p.text,
-            family=fam.value,
-            edits=edits,
-            source=p.source,
-            domain=p.domain,
-            score=p.score,
-            metadata=dict(p.metadata),
-            polluter=self.name,
-        )
+        return PollutedPassage.from_passage(p, edited, fam.value, edits, polluter=self.name)

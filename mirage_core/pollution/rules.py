@@ -426,17 +426,7 @@ class RulePolluter:
         text, edits = _apply(p.text, chosen.ops, chosen.kind)
         if text == p.text:
             return None
-        return PollutedPassage(
-            text=text,
-            original=p.text,
-            family=fam.value,
-            edits=edits,
-            source=p.source,
-            domain=p.domain,
-            score=p.score,
-            metadata=dict(p.metadata),
-            polluter=self.name,
-        )
+        return PollutedPassage.from_passage(p, text, fam.value, edits, polluter=self.name)
 
     def candidates(self, text: str, family: Family | str, rng=None) -> list[_Candidate]:
         """Every edit this polluter could make to ``text`` for ``family`` (replacement
