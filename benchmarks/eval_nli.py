@@ -55,27 +55,16 @@ class OnnxClassifier:
         dyn = {n: {0: "batch", 1: "seq"} for n in names}
         model = model.float().eval()
         with torch.inference_mode():
+            export = dict(
+                input_names=names,
+                output_names=["logits"],
+                dynamic_axes={**dyn, "logits": {0: "batch"}},
+                opset_version=17,
+            )
             try:
-                torch.onnx.export(
-                    model,
-                    args,
-                    str(path),
-                    input_names=names,
-                    output_names=["logits"],
-                    dynamic_axes={**dyn, "logits": {0: "batch"}},
-                    opset_version=17,
-                    dynamo=False,
-                )
+                torch.onnx.export(model, args, str(path), **export, dynamo=False)
             except TypeError:  # older torch without the dynamo switch
-                torch.onnx.export(
-                    model,
-                    args,
-                    str(path),
-                    input_names=names,
-                    output_names=["logits"],
-                    dynamic_axes={**dyn, "logits": {0: "batch"}},
-                    opset_version=17,
-                )
+                torch.onnx.export(model, args, str(path), **export)
         if quantize:
             from onnxruntime.quantization import QuantType, quantize_dynamic
 
