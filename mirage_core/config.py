@@ -9,11 +9,12 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 
-__all__ = ["ContradictionScope", "Independence", "MirageConfig", "NLIErrorPolicy"]
+__all__ = ["ContradictionScope", "Independence", "Linkage", "MirageConfig", "NLIErrorPolicy"]
 
 NLIErrorPolicy = Literal["fallback", "raise", "pass_through"]
 Independence = Literal["none", "domain", "embedding"]
 ContradictionScope = Literal["graph", "selected"]
+Linkage = Literal["average", "complete", "single"]
 
 
 @dataclass(frozen=True)
@@ -41,12 +42,23 @@ class MirageConfig:
         independence: what counts as one source for n(c) and d_src: ``"none"`` (every
             source, the paper), ``"domain"`` (one per publisher domain) or ``"embedding"``
             (same domain *or* near-duplicate passages, cosine ≥ ``duplicate_threshold``).
-            Support between claims of one group is no corroboration.
-        duplicate_threshold: passage cosine at which two passages are one source (0.8).
+            Only claims of different groups are paired (a group is one source), so support
+            inside a group is no corroboration and a group's inner disagreement is not a
+            conflict between sources.
+        duplicate_threshold: passage cosine at which two passages (or groups, by
+            ``duplicate_linkage``) are one source (0.8).
+        duplicate_linkage: how two groups' similarity is measured when merging them:
+            ``"average"`` (mean cosine over their passage pairs, the default: planted passages
+            are close on average while independent coverage of one story only has a few
+            close pairs), ``"complete"`` (least similar pair) or ``"single"`` (most similar
+            pair: chains through the evidence).
         coordination_z: a multi-passage group whose internal similarity is this many robust
             standard deviations above the query's median, and that contradicts other groups,
             is flagged as coordinated (2.0; needs embeddings).
         coordinated_trust: trust given to claims of a flagged group (0.0; ``None`` = unchanged).
+        coordinated_min_support: claims of an unusually tight group (robust z ≥
+            ``coordination_z``, contradiction or not) enter S* only with support from at least
+            this many other groups (1; 0 = off). Planted passages corroborate only each other.
         block_on_tie: block when the claims rejected for contradicting S* have at least as many
             independent groups behind them as the S* claims they contradict (True).
         paraphrase_pairs: also pair claims whose embeddings have cosine ≥
@@ -81,8 +93,10 @@ class MirageConfig:
     fact_overlap: float = 0.5
     independence: Independence = "domain"
     duplicate_threshold: float = 0.8
+    duplicate_linkage: Linkage = "average"
     coordination_z: float = 2.0
     coordinated_trust: float | None = 0.0
+    coordinated_min_support: int = 1
     block_on_tie: bool = True
     paraphrase_pairs: bool = False
     paraphrase_threshold: float = 0.75
@@ -129,6 +143,11 @@ class MirageConfig:
             raise ValueError(
                 f"independence must be 'none', 'domain' or 'embedding', got {self.independence!r}"
             )
+        if self.duplicate_linkage not in ("average", "complete", "single"):
+            raise ValueError(
+                "duplicate_linkage must be 'average', 'complete' or 'single', "
+                f"got {self.duplicate_linkage!r}"
+            )
         for name in ("alpha", "beta"):
             value = getattr(self, name)
             if (
@@ -139,6 +158,7 @@ class MirageConfig:
                 raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
         positive_int("d_min")
         positive_int("min_support", minimum=0)
+        positive_int("coordinated_min_support", minimum=0)
         positive_int("min_claim_tokens")
         positive_int("max_claims_per_passage")
         positive_int("max_passage_chars")
@@ -184,6 +204,7 @@ class MirageConfig:
             max_pairs=None,
             independence="none",
             coordinated_trust=None,
+            coordinated_min_support=0,
             block_on_tie=False,
             paraphrase_pairs=False,
         )

@@ -225,7 +225,12 @@ class Mirage:
             prep.timings["embed"] = time.perf_counter() - t_e
         prep.passage_ids = indices
         prep.passage_groups = independence_groups(
-            sources, domains, cfg.independence, prep.passage_embeddings, cfg.duplicate_threshold
+            sources,
+            domains,
+            cfg.independence,
+            prep.passage_embeddings,
+            cfg.duplicate_threshold,
+            cfg.duplicate_linkage,
         )
         scores = [p.score for p in kept]
         have_scores = [s for s in scores if s is not None and math.isfinite(s)]
@@ -381,10 +386,15 @@ class Mirage:
             graph = graph.without_support_within(groups)
         support = support_counts(graph, groups)
         extras: dict[str, Any] = {}
-        trust_override = self._coordination(prep, graph, groups, group_names, extras)
+        trust_override, tight = self._coordination(prep, graph, groups, group_names, extras)
         scores = claim_scores(claims, support, cfg, trust_override)
         t1 = time.perf_counter()
         eligible = support >= cfg.min_support
+        if tight:
+            # Planted passages corroborate only each other: a tight group's claims need
+            # support from outside it.
+            in_tight = np.isin(group_names[groups], list(tight))
+            eligible &= ~in_tight | (support >= cfg.coordinated_min_support)
         selected = greedy_select(scores, graph.interaction_matrix(), eligible)
         t2 = time.perf_counter()
         members = (
@@ -438,11 +448,12 @@ class Mirage:
         groups: np.ndarray,
         group_names: np.ndarray,
         extras: dict[str, Any],
-    ) -> np.ndarray | None:
-        """Flag unusually tight groups that contradict others; return their trust override."""
+    ) -> tuple[np.ndarray | None, set[str]]:
+        """Score multi-passage groups for coordination; return the trust override for flagged
+        groups (tight and contradicting others) and the names of the tight groups."""
         cfg = self.config
         if prep.passage_embeddings is None or cfg.independence != "embedding":
-            return None
+            return None, set()
         across = (graph.w_contr > 0) & (groups[graph.premise] != groups[graph.hypothesis])
         contradicting: dict[str, set[str]] = {}
         for a, b in zip(
@@ -458,13 +469,15 @@ class Mirage:
             cfg.coordination_z,
         )
         extras["coordination"] = [dataclasses.asdict(g) for g in report]
+        tight = {g.group for g in report if g.tight} if cfg.coordinated_min_support else set()
         flagged = {g.group for g in report if g.flagged}
         if not flagged or cfg.coordinated_trust is None:
-            return None
-        return np.array(
+            return None, tight
+        override = np.array(
             [cfg.coordinated_trust if c.group in flagged else np.nan for c in prep.claims],
             dtype=np.float64,
         )
+        return override, tight
 
     def _gate(self, r_contr: float, d_src: int, n_selected: int, n_domains: int) -> tuple[str, str]:
         cfg = self.config

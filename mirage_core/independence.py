@@ -13,8 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import sparse
-from scipy.sparse.csgraph import connected_components
 
 __all__ = ["CoordinatedGroup", "coordination_report", "independence_groups"]
 
@@ -25,32 +23,75 @@ def independence_groups(
     mode: str,
     embeddings: np.ndarray | None = None,
     threshold: float = 0.8,
+    linkage: str = "average",
 ) -> list[str]:
     """A group label per passage.
 
     ``"none"``: every source on its own (the paper). ``"domain"``: one group per domain.
-    ``"embedding"``: connected components of "same domain or cosine ≥ threshold".
+    ``"embedding"``: passages of one domain form a group, then groups are merged
+    agglomeratively while the most similar pair of groups reaches ``threshold`` by
+    ``linkage``: ``"average"`` (mean cosine between their passages), ``"complete"`` (the
+    least similar pair) or ``"single"`` (the most similar pair).
+
+    Why average linkage by default: single linkage chains — coverage of one story by five
+    outlets has a few close pairs (A~B, B~C, ...) and collapses into one "source" although
+    most pairs are far apart — while planted passages are close *on average* to each other.
     """
     n = len(sources)
     if mode == "none":
         return list(sources)
-    _, dom_ids = np.unique(list(domains), return_inverse=True)
-    same = dom_ids[:, None] == dom_ids[None, :]
+    if mode not in ("domain", "embedding"):
+        raise ValueError(f"unknown independence mode {mode!r}")
+    if linkage not in _LINKAGES:
+        raise ValueError(f"unknown linkage {linkage!r}; expected one of {sorted(_LINKAGES)}")
+    label = np.arange(n)
     if mode == "embedding":
         if embeddings is None:
             raise ValueError("independence='embedding' needs passage embeddings")
-        same = same | (embeddings @ embeddings.T >= threshold)
-    elif mode != "domain":
-        raise ValueError(f"unknown independence mode {mode!r}")
-    _, comp = connected_components(sparse.csr_matrix(same), directed=False)
-    first: dict[int, int] = {}
-    sizes = np.bincount(comp)
-    labels = []
-    for i in range(n):
-        root = first.setdefault(int(comp[i]), i)
-        extra = sizes[comp[i]] - 1
-        labels.append(domains[root] + (f" (+{extra})" if extra else ""))
-    return labels
+        sims = np.asarray(embeddings, dtype=np.float64) @ np.asarray(embeddings, np.float64).T
+    else:
+        sims = np.zeros((n, n))
+    sizes = np.ones(n)
+    active = np.ones(n, dtype=bool)
+    update = _LINKAGES[linkage]
+
+    def merge(a: int, b: int) -> None:  # b into a; Lance–Williams row update
+        row = update(sims[a], sims[b], sizes[a], sizes[b])
+        sims[a, :] = row
+        sims[:, a] = row
+        sizes[a] += sizes[b]
+        active[b] = False
+        label[label == b] = a
+
+    first: dict[str, int] = {}
+    for i, dom in enumerate(domains):  # one publisher is one source, whatever it says
+        root = first.setdefault(dom, i)
+        if root != i:
+            merge(root, i)
+    if mode == "embedding":
+        while active.sum() > 1:
+            view = np.where(active[:, None] & active[None, :], sims, -np.inf)
+            np.fill_diagonal(view, -np.inf)
+            a, b = np.unravel_index(int(np.argmax(view)), view.shape)
+            if view[a, b] < threshold:
+                break
+            merge(int(min(a, b)), int(max(a, b)))
+    counts = np.bincount(label, minlength=n)
+    return [
+        domains[label[i]] + (f" (+{counts[label[i]] - 1})" if counts[label[i]] > 1 else "")
+        for i in range(n)
+    ]
+
+
+def _average(a: np.ndarray, b: np.ndarray, na: float, nb: float) -> np.ndarray:
+    return (na * a + nb * b) / (na + nb)
+
+
+_LINKAGES = {
+    "average": _average,
+    "complete": lambda a, b, na, nb: np.minimum(a, b),
+    "single": lambda a, b, na, nb: np.maximum(a, b),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,8 +99,9 @@ class CoordinatedGroup:
     """A group of passages tighter than this query's evidence usually is.
 
     ``z`` compares the group's mean internal cosine with the median and MAD of the query's
-    other passage pairs (NaN baseline when the group is all the evidence); ``contradicts`` lists the groups its claims contradict. ``flagged``
-    means both: unusually tight *and* in conflict with other sources.
+    other passage pairs (NaN baseline when the group is all the evidence); ``tight`` means
+    ``z`` reached the threshold; ``contradicts`` lists the groups its claims contradict.
+    ``flagged`` means both: unusually tight *and* in conflict with other sources.
     """
 
     group: str
@@ -69,6 +111,7 @@ class CoordinatedGroup:
     query_mad: float
     z: float
     contradicts: tuple[str, ...]
+    tight: bool
     flagged: bool
 
 
@@ -111,6 +154,7 @@ def coordination_report(
                 query_mad=round(mad, 4),
                 z=round(float(z), 3),
                 contradicts=others,
+                tight=bool(z >= z_threshold),
                 flagged=bool(z >= z_threshold and others),
             )
         )

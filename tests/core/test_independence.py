@@ -68,16 +68,51 @@ def test_groups_by_domain_and_near_duplicates():
         "b.org",
         "c.org",
     ]
-    # b.org duplicates a.org/2 (cos 1) → joins a.org's group; c.org is 0.8 from both
+    # b.org duplicates a.org/2 (cos 1): single linkage joins it to a.org's group, but on
+    # average b.org is only 0.5 from that group's two pages; c.org is 0.8 from a.org/2 and b.org.
+    groups = independence_groups(sources, domains, "embedding", emb, 0.9, linkage="single")
+    assert groups == ["a.org (+2)"] * 3 + ["c.org"]
     assert independence_groups(sources, domains, "embedding", emb, threshold=0.9) == [
-        "a.org (+2)"
-    ] * 3 + ["c.org"]
-    assert (
-        independence_groups(sources, domains, "embedding", emb, threshold=0.75)
-        == ["a.org (+3)"] * 4
-    )
+        "a.org (+1)",
+        "a.org (+1)",
+        "b.org",
+        "c.org",
+    ]
+    assert independence_groups(sources, domains, "embedding", emb, 0.75, linkage="single") == [
+        "a.org (+3)"
+    ] * 4
+    # average: b~c 0.8 ≥ 0.75 merge; then {a} vs {b, c}: mean of (0, 0.6, 1, 0.8) = 0.6 < 0.75
+    assert independence_groups(sources, domains, "embedding", emb, threshold=0.75) == [
+        "a.org (+1)",
+        "a.org (+1)",
+        "b.org (+1)",
+        "b.org (+1)",
+    ]
     with pytest.raises(ValueError):
         independence_groups(sources, domains, "embedding", None)
+
+
+def _unit(angle_deg: float) -> list[float]:
+    rad = np.radians(angle_deg)
+    return [float(np.cos(rad)), float(np.sin(rad))]
+
+
+@pytest.mark.parametrize(
+    ("linkage", "expected"),
+    [
+        ("single", ["a.org (+2)"] * 3),  # chains a~b~c although a and c are far apart
+        ("average", ["a.org (+1)", "a.org (+1)", "c.org"]),  # c is 0.65 from {a, b} on average
+        ("complete", ["a.org (+1)", "a.org (+1)", "c.org"]),
+    ],
+)
+def test_linkage_decides_whether_a_chain_of_close_pairs_is_one_source(linkage, expected):
+    # Three outlets covering one story: neighbours at cos 0.85 (≈31.8°), the ends at 0.45.
+    step = float(np.degrees(np.arccos(0.85)))
+    emb = np.array([_unit(0), _unit(step), _unit(2 * step)])
+    sources, domains = ["a", "b", "c"], ["a.org", "b.org", "c.org"]
+    assert independence_groups(sources, domains, "embedding", emb, 0.8, linkage=linkage) == expected
+    with pytest.raises(ValueError, match="linkage"):
+        independence_groups(sources, domains, "embedding", emb, 0.8, linkage="ward")
 
 
 def test_the_paper_lets_coordinated_poisons_win(mirage_for):
@@ -107,6 +142,28 @@ def test_tie_blocking_is_configurable(mirage_for):
     ).defend(QUERY, [GOLD, *POISONS])
     assert "tie" not in v.extras
     assert "Toni Morrison" not in delivered(v)  # the flagged group lost its trust
+
+
+def test_a_tight_group_needs_outside_support_even_when_nli_sees_no_conflict(fake_embedder):
+    # An NLI model that misses the entity swap (every pair neutral) and no fact check: no
+    # contradiction anywhere, so neither the ratio gate nor the tie rule can see the poisons.
+    blind = CallableNLI(lambda p, h: np.tile([0.0, 1.0, 0.0], (len(p), 1)))
+    evidence = [*CLEAN, *POISONS]
+
+    def run(**cfg):
+        return Mirage(
+            MirageConfig(independence="embedding", fact_check=False, **cfg),
+            blind,
+            embedder=fake_embedder,
+        ).defend(QUERY, evidence)
+
+    off = run(coordinated_min_support=0)
+    assert off.passed and "Toni Morrison" in delivered(off)
+    v = run()  # default: coordinated_min_support=1
+    tight = [g for g in v.extras["coordination"] if g["tight"]]
+    assert [g["passages"] for g in tight] == [(4, 5, 6, 7, 8)] and not tight[0]["contradicts"]
+    assert v.passed and v.d_src >= 2, v.reason  # the independent sources still flow
+    assert "Toni Morrison" not in delivered(v) and "Alice Walker" in delivered(v)
 
 
 def test_diverse_clean_sources_still_pass(mirage_for):
