@@ -78,9 +78,10 @@ def test_groups_by_domain_and_near_duplicates():
         "b.org",
         "c.org",
     ]
-    assert independence_groups(sources, domains, "embedding", emb, 0.75, linkage="single") == [
-        "a.org (+3)"
-    ] * 4
+    assert (
+        independence_groups(sources, domains, "embedding", emb, 0.75, linkage="single")
+        == ["a.org (+3)"] * 4
+    )
     # average: b~c 0.8 ≥ 0.75 merge; then {a} vs {b, c}: mean of (0, 0.6, 1, 0.8) = 0.6 < 0.75
     assert independence_groups(sources, domains, "embedding", emb, threshold=0.75) == [
         "a.org (+1)",
