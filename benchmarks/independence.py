@@ -1,14 +1,19 @@
 """Coordinated poisoning vs source independence (issue 7): `python benchmarks/independence.py`.
 
 Runs the defense on PoisonedRAG NQ + HotpotQA (gold only / five coordinated poisons only /
-gold + five poisons) and on gpe-eval benign evidence (CLEAN), for the paper's setting
-(`independence="none"`), `"domain"`, and `"embedding"` over a sweep of near-duplicate
-thresholds. Prints, per setting: poison-only blocked, wrong answer (and correct answer) in the
-delivered evidence for gold + poisons, gold-only pass rate, gpe benign pass rate.
+gold + five poisons), on gpe-eval benign evidence (CLEAN) and on gpe-eval MIXED evidence
+(`fakegpt` and `poisonedrag` attacks: the cost side of loosening the contradiction gate), for
+the paper's setting (`independence="none"`), `"domain"`, the previous single-linkage grouping,
+and `"embedding"` (average linkage, tight groups quarantined) over a sweep of near-duplicate
+thresholds, then the contradiction-gate knobs (κ, scope) at the best threshold. Prints, per
+setting: poison-only blocked, wrong answer (and correct answer) in the delivered evidence for
+gold + poisons, gold-only pass rate, gpe benign pass rate, gpe mixed: a polluted passage
+delivered.
 
 The threshold is chosen on a seeded half of the queries (the *fit* split) by the objective
 below and reported on the other half (*report* split); nothing is tuned by hand.
-Objective: maximize gpe benign pass − wrong-answer rate subject to poison-only blocked ≥ 95%.
+Objective: maximize gpe benign pass − wrong answers in gold+5 evidence − gpe mixed inputs whose
+polluted passage is delivered, subject to poison-only blocked ≥ 95%.
 NLI and embeddings run once per pair / text: every setting re-uses the shared caches.
 """
 
@@ -25,12 +30,54 @@ from mirage_core.embeddings import MiniLMEmbedder
 from mirage_core.evaluation.datasets import load_gpe, load_poisonedrag
 from mirage_core.nli.transformers_nli import TransformersNLI
 
+GPE_MIXED_ATTACKS = ("fakegpt", "poisonedrag")
+COLS = [
+    "poison_only_blocked",
+    "mixed_wrong_in_evidence",
+    "mixed_correct_in_evidence",
+    "gold_only_pass",
+    "gpe_benign_pass",
+    "gpe_mixed_polluted_delivered",
+]
+SHORT = [
+    "poison-only blocked",
+    "gold+5: wrong in ev.",
+    "gold+5: correct only",
+    "gold-only pass",
+    "gpe benign pass",
+    "gpe mixed: polluted delivered",
+]
+
+
+def _embedding(threshold: float, linkage: str = "average", **changes) -> MirageConfig:
+    return MirageConfig(
+        independence="embedding",
+        duplicate_threshold=threshold,
+        duplicate_linkage=linkage,
+        **changes,
+    )
+
+
+def _choose(results: dict, names: list[str]) -> str:
+    """Best on the fit split by the objective of the module docstring, among settings that
+    block ≥ 95% of poison-only queries (all of them if none does)."""
+    fit = {n: results[n]["fit"] for n in names}
+    ok = [n for n in names if fit[n]["poison_only_blocked"] >= 0.95] or names
+    return max(
+        ok,
+        key=lambda n: (
+            fit[n]["gpe_benign_pass"]
+            - fit[n]["mixed_wrong_in_evidence"]
+            - fit[n]["gpe_mixed_polluted_delivered"]
+        ),
+    )
+
 
 def delivered_text(verdict) -> str:
     return " ".join(vp.text for vp in verdict.verified_passages()).lower()
 
 
-def evaluate(mirage: Mirage, qa, gpe) -> dict[str, dict[str, float]]:
+def evaluate(mirage: Mirage, qa, gpe, gpe_mixed) -> dict[str, dict[str, float]]:
     """Rates per split ('fit', 'report') for one configuration."""
     rows: dict[str, dict[str, list[float]]] = {"fit": {}, "report": {}}
 
@@ -53,6 +100,13 @@ def evaluate(mirage: Mirage, qa, gpe) -> dict[str, dict[str, float]]:
     verdicts = mirage.defend_many([i.query for i, _ in gpe], [i.passages for i, _ in gpe])
     for (_, split), v in zip(gpe, verdicts, strict=True):
         add(split, "gpe_benign_pass", float(v.passed))
+    verdicts = mirage.defend_many(
+        [i.query for i, _ in gpe_mixed], [i.passages for i, _ in gpe_mixed]
+    )
+    for (inst, split), v in zip(gpe_mixed, verdicts, strict=True):
+        polluted = {k for k, spans in enumerate(inst.spans) if spans}
+        delivered = {vp.passage_index for vp in v.verified_passages()}
+        add(split, "gpe_mixed_polluted_delivered", float(bool(polluted & delivered)))
     return {s: {k: float(np.mean(v)) for k, v in d.items()} for s, d in rows.items()}
 
 
@@ -75,92 +129,86 @@ def main() -> None:
         rng.shuffle(qids)
         fit = set(qids[: len(qids) // 2])
         qa += [(i, "fit" if i.qid in fit else "report") for i in ds.instances]
-    gpe_ds = load_gpe(limit=args.limit, seed=args.seed, k=args.gpe_k, attacks=())
+    gpe_ds = load_gpe(limit=args.limit, seed=args.seed, k=args.gpe_k, attacks=GPE_MIXED_ATTACKS)
     gpe_ids = sorted({i.qid for i in gpe_ds.instances})
     rng.shuffle(gpe_ids)
     gpe_fit = set(gpe_ids[: len(gpe_ids) // 2])
-    gpe = [
-        (i, "fit" if i.qid in gpe_fit else "report")
-        for i in gpe_ds.instances
-        if i.regime == "clean"
-    ]
+    tagged = [(i, "fit" if i.qid in gpe_fit else "report") for i in gpe_ds.instances]
+    gpe = [(i, s) for i, s in tagged if i.regime == "clean"]
+    gpe_mixed = [(i, s) for i, s in tagged if i.regime == "mixed"]
 
     nli = TransformersNLI(args.model)
     embedder = MiniLMEmbedder()
+    thresholds = [float(x) for x in args.thresholds.split(",")]
     settings: list[tuple[str, MirageConfig]] = [
         ("paper (none)", MirageConfig.paper()),
         ("domain", MirageConfig(independence="domain")),
     ]
-    for t in [float(x) for x in args.thresholds.split(",")]:
-        settings.append(
-            (f"embedding@{t:.2f}", MirageConfig(independence="embedding", duplicate_threshold=t))
-        )
-    settings.append(
-        ("embedding@0.80+para", MirageConfig(independence="embedding", paraphrase_pairs=True))
-    )
-
+    for t in (0.7, 0.8):  # the previous grouping: single linkage, no quarantine
+        settings.append((f"single@{t:.2f}", _embedding(t, "single", coordinated_min_support=0)))
+    for t in thresholds:
+        settings.append((f"embedding@{t:.2f}", _embedding(t)))
     print(
-        f"NLI: {nli.name}; PoisonedRAG nq+hotpotqa {args.limit} queries each; gpe benign {len(gpe)} claims (k={args.gpe_k})"
+        f"NLI: {nli.name}; PoisonedRAG nq+hotpotqa {args.limit} queries each; gpe {len(gpe)} "
+        f"claims (k={args.gpe_k}): benign, and mixed with {'/'.join(GPE_MIXED_ATTACKS)} "
+        f"({len(gpe_mixed)} inputs)"
     )
-    cols = [
-        "poison_only_blocked",
-        "mixed_wrong_in_evidence",
-        "mixed_correct_in_evidence",
-        "gold_only_pass",
-        "gpe_benign_pass",
-    ]
-    short = [
-        "poison-only blocked",
-        "gold+5: wrong in ev.",
-        "gold+5: correct only",
-        "gold-only pass",
-        "gpe benign pass",
-    ]
-    results = {}
-    for name, cfg in settings:
+    results: dict[str, dict[str, dict[str, float]]] = {}
+
+    def run(name: str, cfg: MirageConfig) -> None:
         t0 = time.perf_counter()
-        results[name] = evaluate(Mirage(cfg, nli=nli, embedder=embedder), qa, gpe)
+        results[name] = evaluate(Mirage(cfg, nli=nli, embedder=embedder), qa, gpe, gpe_mixed)
         print(
             f"  ran {name} in {time.perf_counter() - t0:.0f}s (NLI cache misses so far: {nli.cache.misses})",
             flush=True,
         )
 
+    for name, cfg in settings:
+        run(name, cfg)
+    # The threshold first, then the contradiction gate's knobs at that threshold.
+    best_t = _choose(results, [f"embedding@{t:.2f}" for t in thresholds])
+    t = float(best_t.split("@")[1])
+    run(f"{best_t} no quarantine", _embedding(t, coordinated_min_support=0))
+    run(f"{best_t}+para", _embedding(t, paraphrase_pairs=True))
+    gate_rows = []
+    for kappa in (0.8, 0.95):
+        for scope in ("graph", "selected"):
+            name = f"{best_t} κ={kappa:g} scope={scope}"
+            run(name, _embedding(t, kappa=kappa, contradiction_scope=scope))
+            gate_rows.append(name)
+    run(f"{best_t} scope=selected", _embedding(t, contradiction_scope="selected"))
+    gate_rows.append(f"{best_t} scope=selected")
+
     for split in ("fit", "report"):
         print(f"\n### {split} split")
-        print("| setting | " + " | ".join(short) + " |")
-        print("|---|" + "---|" * len(short))
+        print("| setting | " + " | ".join(SHORT) + " |")
+        print("|---|" + "---|" * len(SHORT))
         for name, res in results.items():
             r = res[split]
             print(
                 f"| {name} | "
-                + " | ".join(f"{100 * r.get(c, float('nan')):.0f}%" for c in cols)
+                + " | ".join(f"{100 * r.get(c, float('nan')):.0f}%" for c in COLS)
                 + " |"
             )
 
-    candidates = [n for n in results if n.startswith("embedding@") and "+" not in n]
-    ok = [n for n in candidates if results[n]["fit"]["poison_only_blocked"] >= 0.95] or candidates
-    best = max(
-        ok,
-        key=lambda n: (
-            results[n]["fit"]["gpe_benign_pass"] - results[n]["fit"]["mixed_wrong_in_evidence"]
-        ),
-    )
+    best = _choose(results, [best_t, *gate_rows])
     r = results[best]["report"]
     print(
         f"\nchosen on the fit split: {best}; on the report split: poison-only blocked "
         f"{100 * r['poison_only_blocked']:.0f}%, wrong answer in gold+5 evidence "
-        f"{100 * r['mixed_wrong_in_evidence']:.0f}%, gpe benign pass {100 * r['gpe_benign_pass']:.0f}%"
+        f"{100 * r['mixed_wrong_in_evidence']:.0f}%, gpe benign pass {100 * r['gpe_benign_pass']:.0f}%, "
+        f"gpe mixed polluted delivered {100 * r['gpe_mixed_polluted_delivered']:.0f}%"
     )
 
     # Latency: embedding vs NLI per query at k = 20 (gpe benign + distractor passages).
     big = load_gpe(limit=20, seed=args.seed + 1, k=5, attacks=())
     passages = [p for inst in big.instances for p in inst.passages][:20]
     fresh_nli, fresh_emb = TransformersNLI(args.model, cache_size=0), MiniLMEmbedder(cache_size=0)
-    v = Mirage(
-        MirageConfig(independence="embedding", paraphrase_pairs=True),
-        nli=fresh_nli,
-        embedder=fresh_emb,
-    ).defend("latency probe", passages)
+    fresh_nli.predict(["warm up"], ["the models load before the clock starts"])
+    fresh_emb.embed(["warm up"])
+    v = Mirage(_embedding(t, paraphrase_pairs=True), nli=fresh_nli, embedder=fresh_emb).defend(
+        "latency probe", passages
+    )
     print(
         f"\nlatency at k={len(passages)}: embed {v.timings.get('embed', 0):.3f}s vs NLI {v.timings.get('nli', 0):.3f}s "
         f"({v.candidate_stats['claims']} claims, {v.candidate_stats['nli_pairs']} NLI pairs); total {v.timings['total']:.3f}s"

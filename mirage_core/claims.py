@@ -38,6 +38,12 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _WORD = re.compile(rf"(?:\d+(?:[.,]\d+)*|[^\W\d_{_CJK}][^\W_{_CJK}]*(?:['’][^\W\d_]+)?)")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffd]")
 _WS = re.compile(r"\s+")
+# Reference markers of encyclopedic text: [12], [3][4], [12–14], [a], [note 2], [citation needed].
+# They carry no claim, yet a small NLI model reads "X.[30]" vs "X." as a minimal edit, i.e. a
+# contradiction (measured: p_contra 0.98 on otherwise identical Wikipedia sentences).
+_CITATION = re.compile(
+    r"\[(?:\d+(?:\s*[,–-]\s*\d+)*|[a-z]|(?:note|nb) \d+|[a-z ]{0,20}needed)\]", re.IGNORECASE
+)
 
 _segmenter_local = threading.local()
 
@@ -126,7 +132,7 @@ def extract_claims(
         for start, end in split_sentences(text):
             if kept >= max_claims_per_passage:
                 break
-            sentence = clean_text(text[start:end])
+            sentence = clean_text(_CITATION.sub("", text[start:end]))
             tokens = content_tokens(sentence)
             if len(tokens) < min_tokens:
                 continue

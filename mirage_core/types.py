@@ -109,7 +109,9 @@ class Claim:
     """A sentence-level claim with its provenance.
 
     ``start``/``end`` are character offsets into the original passage text, so
-    ``passage.text[start:end]`` is the claim (before whitespace normalization of ``text``).
+    ``passage.text[start:end]`` is the claim as written; ``text`` is that sentence with
+    whitespace normalized and reference markers such as ``[12]`` or ``[citation needed]``
+    removed (what the NLI model and the generator see).
     """
 
     index: int

@@ -44,3 +44,20 @@ def test_fragments_below_min_tokens_and_caps():
 def test_control_characters_are_cleaned_from_claim_text():
     claims = _claims("The\x00 river\x07 floods every spring season.")
     assert claims[0].text == "The river floods every spring season."
+
+
+def test_reference_markers_are_not_part_of_a_claim():
+    text = (
+        "A final judgement on the case could take years.[30][38] "
+        "The court[12] is a separate body.[citation needed] It sat in 1946–1947.[a]"
+    )
+    claims = _claims(text)
+    assert [c.text for c in claims] == [
+        "A final judgement on the case could take years.",
+        "The court is a separate body.",
+        "It sat in 1946–1947.",
+    ]
+    assert text[claims[0].start : claims[0].end].endswith("[30][38]")  # spans stay original
+    assert _claims("Use the list [Smith, 2020] here, not [sic] edits.")[0].text == (
+        "Use the list [Smith, 2020] here, not [sic] edits."
+    )
