@@ -5,7 +5,7 @@ gold + five poisons), on gpe-eval benign evidence (CLEAN) and on gpe-eval MIXED 
 (`fakegpt` and `poisonedrag` attacks: the cost side of loosening the contradiction gate), for
 the paper's setting (`independence="none"`), `"domain"`, the previous single-linkage grouping,
 and `"embedding"` (average linkage, tight groups quarantined) over a sweep of near-duplicate
-thresholds, then the contradiction-gate knobs (κ, scope) at the best threshold. Prints, per
+thresholds, then the contradiction-gate knobs (τ, κ, scope) at the best threshold. Prints, per
 setting: poison-only blocked, wrong answer (and correct answer) in the delivered evidence for
 gold + poisons, gold-only pass rate, gpe benign pass rate, gpe mixed: a polluted passage
 delivered.
@@ -118,7 +118,7 @@ def main() -> None:
     )
     parser.add_argument("--gpe-k", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--thresholds", default="0.7,0.75,0.8,0.85,0.9,0.95")
+    parser.add_argument("--thresholds", default="0.7,0.75,0.8,0.85,0.9")
     args = parser.parse_args()
 
     rng = random.Random(args.seed)
@@ -171,13 +171,15 @@ def main() -> None:
     run(f"{best_t} no quarantine", _embedding(t, coordinated_min_support=0))
     run(f"{best_t}+para", _embedding(t, paraphrase_pairs=True))
     gate_rows = []
-    for kappa in (0.8, 0.95):
-        for scope in ("graph", "selected"):
-            name = f"{best_t} κ={kappa:g} scope={scope}"
-            run(name, _embedding(t, kappa=kappa, contradiction_scope=scope))
-            gate_rows.append(name)
-    run(f"{best_t} scope=selected", _embedding(t, contradiction_scope="selected"))
-    gate_rows.append(f"{best_t} scope=selected")
+    for name, changes in [
+        (f"{best_t} τ=0.5", dict(tau=0.5)),
+        (f"{best_t} τ=0.6", dict(tau=0.6)),
+        (f"{best_t} κ=0.8", dict(kappa=0.8)),
+        (f"{best_t} scope=selected", dict(contradiction_scope="selected")),
+        (f"{best_t} τ=0.6 scope=selected", dict(tau=0.6, contradiction_scope="selected")),
+    ]:
+        run(name, _embedding(t, **changes))
+        gate_rows.append(name)
 
     for split in ("fit", "report"):
         print(f"\n### {split} split")

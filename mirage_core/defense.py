@@ -67,6 +67,7 @@ class _Prepared:
     conflict: np.ndarray | None = None
     passage_ids: list[int] = field(default_factory=list)
     passage_groups: list[str] = field(default_factory=list)
+    passage_domains: list[str] = field(default_factory=list)
     passage_embeddings: np.ndarray | None = None
     warnings: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
@@ -224,6 +225,7 @@ class Mirage:
             )
             prep.timings["embed"] = time.perf_counter() - t_e
         prep.passage_ids = indices
+        prep.passage_domains = domains
         prep.passage_groups = independence_groups(
             sources,
             domains,
@@ -467,6 +469,7 @@ class Mirage:
             prep.passage_embeddings,
             contradicting,
             cfg.coordination_z,
+            prep.passage_domains,
         )
         extras["coordination"] = [dataclasses.asdict(g) for g in report]
         tight = {g.group for g in report if g.tight} if cfg.coordinated_min_support else set()

@@ -98,7 +98,8 @@ _LINKAGES = {
 class CoordinatedGroup:
     """A group of passages tighter than this query's evidence usually is.
 
-    ``z`` compares the group's mean internal cosine with the median and MAD of the query's
+    ``z`` compares the group's mean internal cosine (between its passages of different
+    domains; NaN for a one-publisher group) with the median and MAD of the query's
     other passage pairs (NaN baseline when the group is all the evidence); ``tight`` means
     ``z`` reached the threshold; ``contradicts`` lists the groups its claims contradict.
     ``flagged`` means both: unusually tight *and* in conflict with other sources.
@@ -121,14 +122,24 @@ def coordination_report(
     embeddings: np.ndarray,
     contradicting: dict[str, set[str]],
     z_threshold: float,
+    domains: Sequence[str] | None = None,
 ) -> list[CoordinatedGroup]:
     """Score every multi-passage group: a robust z of its internal similarity against the
     query's other passage pairs (those not both inside the group), so a group that makes up
-    most of the evidence cannot set its own baseline."""
+    most of the evidence cannot set its own baseline.
+
+    With ``domains``, internal similarity is measured over pairs of *different* domains only:
+    pages of one publisher share templates and topics, and are one source anyway; a group
+    of one publisher is never called coordinated."""
     n = len(group_of_passage)
     sims = embeddings @ embeddings.T
     labels = np.asarray(group_of_passage)
     iu, ju = np.triu_indices(n, k=1)
+    if domains is None:
+        cross_domain = np.ones(iu.size, dtype=bool)
+    else:
+        dom = np.asarray(domains)
+        cross_domain = dom[iu] != dom[ju]
     out = []
     for group in dict.fromkeys(group_of_passage):
         inside = labels == group
@@ -136,13 +147,19 @@ def coordination_report(
         if members.size < 2:
             continue
         both = inside[iu] & inside[ju]
-        internal, baseline = sims[iu[both], ju[both]], sims[iu[~both], ju[~both]]
-        mean = float(internal.mean())
-        if baseline.size:
+        internal, baseline = (
+            sims[iu[both & cross_domain], ju[both & cross_domain]],
+            sims[iu[~both], ju[~both]],
+        )
+        if internal.size == 0:  # one publisher: nothing to call coordinated
+            mean, median, mad, z = float("nan"), float("nan"), float("nan"), 0.0
+        elif baseline.size:
+            mean = float(internal.mean())
             median = float(np.median(baseline))
             mad = float(np.median(np.abs(baseline - median))) * 1.4826
             z = (mean - median) / max(mad, 0.02)  # floor: evidence whose passages are all alike
         else:  # the group is all the evidence: nothing to compare with
+            mean = float(internal.mean())
             median, mad, z = float("nan"), float("nan"), 0.0
         others = tuple(sorted(contradicting.get(group, set())))
         out.append(
