@@ -7,7 +7,7 @@ import pytest
 
 from mirage_core import CallableNLI, Mirage, MirageConfig, Passage
 from mirage_core.embeddings import CallableEmbedder, as_embedder
-from mirage_core.independence import independence_groups
+from mirage_core.independence import coordination_report, independence_groups
 
 QUERY = "Who wrote the novel The Color Purple?"
 GOLD = Passage(
@@ -114,6 +114,29 @@ def test_linkage_decides_whether_a_chain_of_close_pairs_is_one_source(linkage, e
     assert independence_groups(sources, domains, "embedding", emb, 0.8, linkage=linkage) == expected
     with pytest.raises(ValueError, match="linkage"):
         independence_groups(sources, domains, "embedding", emb, 0.8, linkage="ward")
+
+
+def test_one_publisher_is_never_called_coordinated():
+    # Passages 0-2: one site's pages (alike, one source anyway); 3-5: three domains, alike;
+    # 6-8: unrelated independent coverage.
+    eye = np.eye(8)
+
+    def alike(k: int, j: int) -> np.ndarray:  # axis k, nudged towards axis 7 - j
+        v = eye[k] + 0.05 * eye[7 - j]
+        return v / np.linalg.norm(v)
+
+    emb = np.array(
+        [alike(0, j) for j in range(3)] + [alike(1, j) for j in range(3)] + list(eye[2:5])
+    )
+    domains = ["a.org"] * 3 + ["x.example", "y.example", "z.example", "b.org", "c.org", "d.org"]
+    groups = ["a.org (+2)"] * 3 + ["x.example (+2)"] * 3 + ["b.org", "c.org", "d.org"]
+    report = {
+        g.group: g for g in coordination_report(groups, range(9), emb, {}, 2.0, domains=domains)
+    }
+    assert not report["a.org (+2)"].tight and report["a.org (+2)"].z == 0.0
+    assert report["x.example (+2)"].tight and report["x.example (+2)"].mean_cosine > 0.99
+    # Without domains the one-publisher group looks just as tight.
+    assert coordination_report(groups, range(9), emb, {}, 2.0)[0].tight
 
 
 def test_the_paper_lets_coordinated_poisons_win(mirage_for):
