@@ -48,6 +48,8 @@ def _run_defend(args: argparse.Namespace) -> int:
     config = MirageConfig.from_file(args.config) if args.config else MirageConfig()
     if args.paper:
         config = MirageConfig.paper()
+    if args.independence:
+        config = config.replace(independence=args.independence)
     rows = read_passages(args.passages)
     mirage = _make_mirage(config, args.model)
     verdict = mirage.defend(args.query, rows)
@@ -91,6 +93,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--paper",
         action="store_true",
         help="use MirageConfig.paper() (the method exactly as published)",
+    )
+    defend.add_argument(
+        "--independence",
+        choices=("none", "domain", "embedding"),
+        default=None,
+        help="what counts as one source (overrides the config): every source, one per "
+        "publisher domain, or also near-duplicate passages (coordinated poisoning)",
     )
     defend.add_argument("--json", action="store_true", help="print the full verdict as JSON")
     defend.add_argument(

@@ -16,9 +16,13 @@ def passages_file(tmp_path, clean_passages):
 
 
 @pytest.fixture
-def patched_nli(monkeypatch, fake_nli):
-    # The CLI resolves --model through Mirage; route it to the test double.
-    monkeypatch.setattr(cli, "_make_mirage", lambda config, model: cli.Mirage(config, nli=fake_nli))
+def patched_nli(monkeypatch, fake_nli, fake_embedder):
+    # The CLI resolves --model through Mirage; route it to the test doubles.
+    monkeypatch.setattr(
+        cli,
+        "_make_mirage",
+        lambda config, model: cli.Mirage(config, nli=fake_nli, embedder=fake_embedder),
+    )
 
 
 def test_defend_text_output(passages_file, patched_nli, capsys):
@@ -34,6 +38,16 @@ def test_defend_json_output(passages_file, patched_nli, capsys):
     assert cli.main(["defend", "--query", "q", "--passages", str(passages_file), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["decision"] == "verified" and data["claims"][0]["source"].startswith("https://")
+
+
+def test_defend_independence_flag_overrides_the_config(passages_file, patched_nli, capsys):
+    args = ["defend", "--query", "q", "--passages", str(passages_file), "--json"]
+    assert cli.main([*args, "--paper", "--independence", "embedding"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["thresholds"]["independence"] == "embedding"
+    assert "coordination" in data["extras"] and "groups" in data["extras"]
+    with pytest.raises(SystemExit):
+        cli.main([*args, "--independence", "url"])
 
 
 def test_bad_jsonl_is_a_clear_error(tmp_path, patched_nli):
