@@ -119,6 +119,11 @@ def main() -> None:
     parser.add_argument("--gpe-k", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--thresholds", default="0.7,0.75,0.8,0.85,0.9")
+    parser.add_argument(
+        "--write-config",
+        default=None,
+        help="write the chosen setting as a MirageConfig JSON (for `mirage defend --config`)",
+    )
     args = parser.parse_args()
 
     rng = random.Random(args.seed)
@@ -154,8 +159,10 @@ def main() -> None:
         f"({len(gpe_mixed)} inputs)"
     )
     results: dict[str, dict[str, dict[str, float]]] = {}
+    configs: dict[str, MirageConfig] = {}
 
     def run(name: str, cfg: MirageConfig) -> None:
+        configs[name] = cfg
         t0 = time.perf_counter()
         results[name] = evaluate(Mirage(cfg, nli=nli, embedder=embedder), qa, gpe, gpe_mixed)
         print(
@@ -201,6 +208,9 @@ def main() -> None:
         f"{100 * r['mixed_wrong_in_evidence']:.0f}%, gpe benign pass {100 * r['gpe_benign_pass']:.0f}%, "
         f"gpe mixed polluted delivered {100 * r['gpe_mixed_polluted_delivered']:.0f}%"
     )
+    if args.write_config:
+        configs[best].to_file(args.write_config)
+        print(f"wrote the chosen configuration to {args.write_config}")
 
     # Latency: embedding vs NLI per query at k = 20 (gpe benign + distractor passages).
     big = load_gpe(limit=20, seed=args.seed + 1, k=5, attacks=())

@@ -255,7 +255,8 @@ class Mirage:
                     f"passage {i} has no sentence with ≥ {cfg.min_claim_tokens} content tokens"
                 )
         t1 = time.perf_counter()
-        prep.timings["claims"] = t1 - t0
+        # Stage timings do not overlap: embedding has its own entry.
+        prep.timings["claims"] = t1 - t0 - prep.timings.get("embed", 0.0)
         if not prep.claims:
             prep.early_reason = (
                 "no evidence: no passage holds a sentence with "
@@ -263,10 +264,12 @@ class Mirage:
             )
             return prep
         pairs = candidate_pairs(prep.claims, cfg.tau)
+        claim_embed = 0.0
         if cfg.paraphrase_pairs:
             t_e = time.perf_counter()
             claim_emb = self.embedder.embed([c.text for c in prep.claims])
-            prep.timings["embed"] = prep.timings.get("embed", 0.0) + time.perf_counter() - t_e
+            claim_embed = time.perf_counter() - t_e
+            prep.timings["embed"] = prep.timings.get("embed", 0.0) + claim_embed
             pairs = add_paraphrase_pairs(pairs, prep.claims, claim_emb, cfg.paraphrase_threshold)
         prep.pairs = apply_budget(pairs, prep.claims, cfg.pairs_per_claim, cfg.max_pairs)
         if cfg.fact_check and len(prep.pairs):
@@ -280,7 +283,7 @@ class Mirage:
                 ],
                 dtype=bool,
             )
-        prep.timings["pairs"] = time.perf_counter() - t1
+        prep.timings["pairs"] = time.perf_counter() - t1 - claim_embed
         return prep
 
     def _score(self, prepared: list[_Prepared]) -> tuple[np.ndarray, BaseException | None]:

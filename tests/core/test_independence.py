@@ -288,3 +288,25 @@ def test_verdict_with_coordination_is_strict_json(mirage_for):
     v = mirage_for(independence="embedding").defend(QUERY, POISONS)
     text = json.dumps(v.to_dict(), allow_nan=False)  # NaN baselines become null
     assert json.loads(text)["extras"]["coordination"][0]["query_median"] is None
+
+
+def test_stage_timings_do_not_count_embedding_twice(fake_nli):
+    import time
+
+    from tests.conftest import bag_of_words_embedding
+
+    def slow(texts):
+        time.sleep(0.1)
+        return bag_of_words_embedding(texts)
+
+    m = Mirage(
+        MirageConfig(independence="embedding", paraphrase_pairs=True),
+        fake_nli,
+        embedder=CallableEmbedder(slow),
+    )
+    t0 = time.perf_counter()
+    v = m.defend(QUERY, CLEAN)
+    wall = time.perf_counter() - t0
+    assert v.timings["embed"] >= 0.2  # passages, then claims
+    assert v.timings["claims"] < 0.1 and v.timings["pairs"] < 0.1
+    assert v.timings["total"] <= wall
