@@ -42,11 +42,13 @@ class MirageConfig:
         independence: what counts as one source for n(c) and d_src: ``"none"`` (every
             source, the paper), ``"domain"`` (one per publisher domain) or ``"embedding"``
             (same domain *or* near-duplicate passages, cosine ≥ ``duplicate_threshold``).
-            Only claims of different groups are paired (a group is one source), so support
-            inside a group is no corroboration and a group's inner disagreement is not a
-            conflict between sources.
+            Support inside a group is no corroboration; a contradiction inside a group still
+            counts (a near-duplicate that disagrees is what an edited copy looks like:
+            measured, pairing only across groups let 48% of gold+poison evidence through
+            against 18%).
         duplicate_threshold: passage cosine at which two passages (or groups, by
-            ``duplicate_linkage``) are one source (0.8).
+            ``duplicate_linkage``) are one source (0.7: chosen on the fit split of
+            ``benchmarks/independence.py``).
         duplicate_linkage: how two groups' similarity is measured when merging them:
             ``"average"`` (mean cosine over their passage pairs, the default: planted passages
             are close on average while independent coverage of one story only has a few
@@ -92,7 +94,7 @@ class MirageConfig:
     fact_check: bool = True
     fact_overlap: float = 0.5
     independence: Independence = "domain"
-    duplicate_threshold: float = 0.8
+    duplicate_threshold: float = 0.7
     duplicate_linkage: Linkage = "average"
     coordination_z: float = 2.0
     coordinated_trust: float | None = 0.0
