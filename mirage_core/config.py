@@ -43,9 +43,7 @@ class MirageConfig:
             source, the paper), ``"domain"`` (one per publisher domain) or ``"embedding"``
             (same domain *or* near-duplicate passages, cosine ≥ ``duplicate_threshold``).
             Support inside a group is no corroboration; a contradiction inside a group still
-            counts (a near-duplicate that disagrees is what an edited copy looks like:
-            measured, pairing only across groups let 48% of gold+poison evidence through
-            against 18%).
+            counts: a near-duplicate that disagrees is what an edited copy looks like.
         duplicate_threshold: passage cosine at which two passages (or groups, by
             ``duplicate_linkage``) are one source (0.7: chosen on the fit split of
             ``benchmarks/independence.py``).
