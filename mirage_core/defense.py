@@ -194,6 +194,8 @@ class Mirage:
     def _prepare(self, query: str, passages: list[Passage]) -> _Prepared:
         cfg = self.config
         prep = _Prepared(query=query, n_passages=len(passages))
+        # The first use loads the embedding model: outside the stage timings.
+        embedder = self.embedder if cfg.needs_embeddings and passages else None
         t0 = time.perf_counter()
         if not passages:
             prep.early_reason = "no evidence: no passages were retrieved"
@@ -220,7 +222,7 @@ class Mirage:
         domains = [p.resolved_domain(i) for p, i in zip(kept, indices, strict=True)]
         if cfg.needs_embeddings and kept:
             t_e = time.perf_counter()
-            prep.passage_embeddings = self.embedder.embed(
+            prep.passage_embeddings = embedder.embed(
                 [clean_text(p.text[: cfg.max_passage_chars]) for p in kept]
             )
             prep.timings["embed"] = time.perf_counter() - t_e
@@ -267,7 +269,7 @@ class Mirage:
         claim_embed = 0.0
         if cfg.paraphrase_pairs:
             t_e = time.perf_counter()
-            claim_emb = self.embedder.embed([c.text for c in prep.claims])
+            claim_emb = embedder.embed([c.text for c in prep.claims])
             claim_embed = time.perf_counter() - t_e
             prep.timings["embed"] = prep.timings.get("embed", 0.0) + claim_embed
             pairs = add_paraphrase_pairs(pairs, prep.claims, claim_emb, cfg.paraphrase_threshold)
@@ -495,10 +497,16 @@ class Mirage:
                 f"r_contr={r_contr:.3f} > r_max={cfg.r_max:g} (retrieved evidence contradicts itself)"
             )
         if d_src < cfg.d_min:
+            unit = {
+                "none": "domain",
+                "domain": "domain",
+                "embedding": "independent source (domain or near-duplicate group)",
+            }[cfg.independence]
+            plural = "domains" if unit == "domain" else "independent sources"
             why = (
-                "only one domain in the evidence"
+                f"only one {unit} in the evidence"
                 if n_domains < 2
-                else "verified claims come from too few domains"
+                else f"verified claims come from too few {plural}"
             )
             problems.append(f"d_src={d_src} < d_min={cfg.d_min} ({why})")
         if problems:
