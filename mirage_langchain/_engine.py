@@ -13,13 +13,17 @@ __all__ = ["MirageEngineFields"]
 
 
 class MirageEngineFields(BaseModel):
-    """``k``, ``config``, ``nli`` or ``mirage``, ``output``, and the one engine built from them."""
+    """``k``, ``config``, ``nli`` and ``embedder`` or ``mirage``, ``output``, and the one engine
+    built from them. ``embedder`` (any LangChain ``Embeddings``, callable or
+    :class:`~mirage_core.embeddings.Embedder`) is used when the config needs embeddings
+    (``independence="embedding"`` or ``paraphrase_pairs``); the packaged all-MiniLM-L6-v2 otherwise."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     k: int | None = None
     config: MirageConfig | None = None
     nli: Any = None
+    embedder: Any = None
     mirage: Mirage | None = None
     output: OutputMode = "sentences"
 
@@ -32,7 +36,7 @@ class MirageEngineFields(BaseModel):
 
     @model_validator(mode="after")
     def _build_engine(self) -> Any:
-        self._engine = build_engine(self.mirage, self.config, self.nli)
+        self._engine = build_engine(self.mirage, self.config, self.nli, self.embedder)
         return self
 
     @property

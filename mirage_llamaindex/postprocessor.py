@@ -88,7 +88,10 @@ class MiragePostprocessor(BaseNodePostprocessor):
     Args:
         config: a :class:`~mirage_core.MirageConfig` (default thresholds when omitted).
         nli: an NLI backend or model name/path for the engine (the packaged model by default).
-        mirage: a ready :class:`~mirage_core.Mirage` instead of ``config`` / ``nli``.
+        embedder: passage embedder when the config needs one (``independence="embedding"``):
+            a LlamaIndex embedding model, callable or :class:`~mirage_core.embeddings.Embedder`
+            (the packaged all-MiniLM-L6-v2 by default).
+        mirage: a ready :class:`~mirage_core.Mirage` instead of ``config`` / ``nli`` / ``embedder``.
         output: ``"sentences"`` | ``"nodes"`` | ``"claims"``.
         source_keys: metadata keys tried, in order, for a node's source.
     """
@@ -105,16 +108,17 @@ class MiragePostprocessor(BaseNodePostprocessor):
         config: MirageConfig | None = None,
         nli: NLIBackend | str | None = None,
         *,
+        embedder: Any = None,
         mirage: Mirage | None = None,
         **kwargs: Any,
     ) -> None:
         if mirage is not None:
-            if config is not None or nli is not None:
-                raise ValueError("pass either mirage= or config=/nli=, not both")
+            if config is not None or nli is not None or embedder is not None:
+                raise ValueError("pass either mirage= or config=/nli=/embedder=, not both")
             if not isinstance(mirage, Mirage):
                 raise TypeError(f"mirage must be a mirage_core.Mirage, got {type(mirage).__name__}")
         super().__init__(**kwargs)
-        self._mirage = mirage if mirage is not None else Mirage(config, nli)
+        self._mirage = mirage if mirage is not None else Mirage(config, nli, embedder=embedder)
 
     @classmethod
     def class_name(cls) -> str:

@@ -86,7 +86,7 @@ class MirageQueryEngine(BaseQueryEngine):
     Args:
         retriever: any LlamaIndex retriever (e.g. ``index.as_retriever(similarity_top_k=8)``).
         llm: the LLM (``Settings.llm`` when omitted).
-        config / nli / mirage / output: as for :class:`MiragePostprocessor`.
+        config / nli / embedder / mirage / output: as for :class:`MiragePostprocessor`.
         postprocessor: a ready :class:`MiragePostprocessor` instead of the four above.
         verified_prompt / fallback_prompt: ``PromptTemplate`` (or str) overrides.
         streaming: stream the answer.
@@ -99,6 +99,7 @@ class MirageQueryEngine(BaseQueryEngine):
         *,
         config: MirageConfig | None = None,
         nli: NLIBackend | str | None = None,
+        embedder: Any = None,
         mirage: Mirage | None = None,
         output: Output = "sentences",
         postprocessor: MiragePostprocessor | None = None,
@@ -112,9 +113,15 @@ class MirageQueryEngine(BaseQueryEngine):
                 f"retriever must be a llama_index BaseRetriever, got {type(retriever).__name__}"
             )
         if postprocessor is not None:
-            if config is not None or nli is not None or mirage is not None or output != "sentences":
+            if (
+                config is not None
+                or nli is not None
+                or embedder is not None
+                or mirage is not None
+                or output != "sentences"
+            ):
                 raise ValueError(
-                    "pass either postprocessor= or config=/nli=/mirage=/output=, not both"
+                    "pass either postprocessor= or config=/nli=/embedder=/mirage=/output=, not both"
                 )
             if not isinstance(postprocessor, MiragePostprocessor):
                 raise TypeError(
@@ -123,7 +130,7 @@ class MirageQueryEngine(BaseQueryEngine):
         self._retriever = retriever
         self._llm = llm if llm is not None else Settings.llm
         self._postprocessor = postprocessor or MiragePostprocessor(
-            config, nli, mirage=mirage, output=output
+            config, nli, embedder=embedder, mirage=mirage, output=output
         )
         self._verified_prompt = _as_prompt(
             verified_prompt, DEFAULT_VERIFIED_PROMPT, "verified_prompt", {"evidence", "question"}

@@ -365,3 +365,30 @@ def test_nli_error_policy(clean_docs):
     )
     with pytest.raises(NLIError, match="model crashed"):
         raises.invoke(QUESTION)
+
+
+def test_a_langchain_embeddings_model_drives_source_independence(fake_nli, clean_docs):
+    from tests.langchain.conftest import BagOfWordsEmbeddings
+
+    class CountingEmbeddings(BagOfWordsEmbeddings):
+        calls = 0
+
+        def embed_documents(self, texts):
+            CountingEmbeddings.calls += 1
+            return super().embed_documents(texts)
+
+    retriever = MirageRetriever(
+        base_retriever=lambda_retriever(clean_docs),
+        nli=fake_nli,
+        config=MirageConfig(independence="embedding"),
+        embedder=CountingEmbeddings(),
+    )
+    result = retriever.retrieve_with_verdict(QUESTION)
+    assert CountingEmbeddings.calls == 1
+    assert sum(len(p) for p in result.verdict.extras["groups"].values()) == len(clean_docs)
+    with pytest.raises(ValueError, match="embedder"):
+        MirageRetriever(
+            base_retriever=lambda_retriever(clean_docs),
+            mirage=retriever.engine,
+            embedder=CountingEmbeddings(),
+        )

@@ -240,3 +240,22 @@ def test_inside_vector_store_index_query_engine(pp, mixed_nodes, polluted_nodes,
     blocked = engine(polluted_nodes).query("Where is the Eiffel Tower?")
     assert blocked.source_nodes == [] and "Eiffel" not in str(blocked)
     assert (Settings._llm, Settings._embed_model) == settings_before
+
+
+def test_a_llamaindex_embedding_model_drives_source_independence(fake_nli, mixed_nodes):
+    embed_model = MockEmbedding(embed_dim=8)
+    calls = []
+    batch = embed_model.get_text_embedding_batch
+
+    class Spy:
+        def get_text_embedding_batch(self, texts, **kwargs):
+            calls.append(len(texts))
+            return batch(texts, **kwargs)
+
+    pp = MiragePostprocessor(MirageConfig(independence="embedding"), fake_nli, embedder=Spy())
+    verdict = pp.verify(mixed_nodes, "When was the Eiffel Tower completed?").verdict
+    assert calls == [len(mixed_nodes)]
+    # MockEmbedding gives every text the same vector: all passages are one source.
+    assert len(verdict.extras["groups"]) == 1 and "d_src=1" in verdict.reason
+    with pytest.raises(ValueError, match="embedder"):
+        MiragePostprocessor(mirage=pp.mirage, embedder=Spy())
