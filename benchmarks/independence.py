@@ -73,6 +73,34 @@ def _choose(results: dict, names: list[str]) -> str:
     )
 
 
+def blocked_benign_reasons(mirage: Mirage, gpe) -> dict[str, dict[str, int]]:
+    """Why benign evidence was blocked, per split: one publisher (d_src=1 by design), honest
+    passages merged into one near-duplicate group, a tight group quarantined leaving one
+    source, a tie, or the contradiction ratio alone."""
+    counts: dict[str, dict[str, int]] = {"fit": {}, "report": {}}
+    verdicts = mirage.defend_many([i.query for i, _ in gpe], [i.passages for i, _ in gpe])
+    for (inst, split), v in zip(gpe, verdicts, strict=True):
+        if v.passed:
+            continue
+        publishers = {p.resolved_domain(k) for k, p in enumerate(inst.passages)}
+        groups = v.extras.get("groups", {})
+        tight = any(g["tight"] for g in v.extras.get("coordination", []))
+        if len(publishers) == 1:
+            why = "one publisher"
+        elif len(groups) == 1:
+            why = "all passages one near-duplicate group"
+        elif v.d_src < mirage.config.d_min and tight:
+            why = "tight group quarantined, one source left"
+        elif "tie" in v.extras:
+            why = "tie"
+        elif v.r_contr > mirage.config.r_max:
+            why = "contradiction ratio"
+        else:
+            why = "other"
+        counts[split][why] = counts[split].get(why, 0) + 1
+    return counts
+
+
 def delivered_text(verdict) -> str:
     return " ".join(vp.text for vp in verdict.verified_passages()).lower()
 
@@ -208,6 +236,9 @@ def main() -> None:
         f"{100 * r['mixed_wrong_in_evidence']:.0f}%, gpe benign pass {100 * r['gpe_benign_pass']:.0f}%, "
         f"gpe mixed polluted delivered {100 * r['gpe_mixed_polluted_delivered']:.0f}%"
     )
+    reasons = blocked_benign_reasons(Mirage(configs[best], nli=nli, embedder=embedder), gpe)
+    for split, counts in reasons.items():
+        print(f"why gpe benign evidence was blocked ({best}, {split} split): {counts}")
     if args.write_config:
         configs[best].to_file(args.write_config)
         print(f"wrote the chosen configuration to {args.write_config}")
