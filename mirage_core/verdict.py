@@ -254,6 +254,7 @@ class Verdict:
                 )
             if len(self.selected) > max_claims:
                 lines.append(f"  ... {len(self.selected) - max_claims} more")
+        lines += self._explain_independence()
         contra = [e for e in self.edges if e.w_contr > 0]
         if contra:
             lines.append(f"contradictions ({len(contra)} directed edges), strongest:")
@@ -271,6 +272,33 @@ class Verdict:
                 "timings: " + ", ".join(f"{k}={v * 1000:.1f}ms" for k, v in self.timings.items())
             )
         return "\n".join(lines)
+
+    def _explain_independence(self) -> list[str]:
+        """Multi-passage independence groups, coordination figures and a tie, when present."""
+        lines = []
+        merged = {g: p for g, p in self.extras.get("groups", {}).items() if len(p) > 1}
+        if merged:
+            lines.append(
+                "independence groups (one source each): "
+                + "; ".join(f"{g} = passages {p}" for g, p in merged.items())
+            )
+        for g in self.extras.get("coordination", []):
+            if not g.get("tight"):
+                continue
+            what = "flagged (tight and contradicts " + ", ".join(g["contradicts"]) + ")"
+            lines.append(
+                f"coordination: {g['group']} passages {list(g['passages'])}: mean cosine "
+                f"{g['mean_cosine']:.2f} vs the query's median {_fmt(g['query_median'])} "
+                f"(z={g['z']:.1f}) — {what if g.get('flagged') else 'tight'}; its claims need "
+                "support from another group"
+            )
+        tie = self.extras.get("tie")
+        if tie:
+            lines.append(
+                f"tie: {tie['rejected_side']} independent groups against S* vs "
+                f"{tie['selected_side']} behind it"
+            )
+        return lines
 
     def __repr__(self) -> str:
         return f"Verdict(decision={self.decision!r}, reason={self.reason!r})"

@@ -158,6 +158,7 @@ def test_gold_plus_poisons_never_delivers_the_poison(mirage_for):
     coordinated = [g for g in v.extras["coordination"] if g["flagged"]]
     assert len(coordinated) == 1 and coordinated[0]["passages"] == (1, 2, 3, 4, 5)
     assert coordinated[0]["z"] >= 2.0 and coordinated[0]["contradicts"] == ("en.wikipedia.org",)
+    assert "flagged (tight and contradicts en.wikipedia.org)" in v.explain()
 
 
 def test_tie_blocking_is_configurable(mirage_for):
@@ -188,6 +189,8 @@ def test_a_tight_group_needs_outside_support_even_when_nli_sees_no_conflict(fake
     assert [g["passages"] for g in tight] == [(4, 5, 6, 7, 8)] and not tight[0]["contradicts"]
     assert v.passed and v.d_src >= 2, v.reason  # the independent sources still flow
     assert "Toni Morrison" not in delivered(v) and "Alice Walker" in delivered(v)
+    text = v.explain()
+    assert "passages [4, 5, 6, 7, 8]" in text and "need support from another group" in text
 
 
 def test_diverse_clean_sources_still_pass(mirage_for):
