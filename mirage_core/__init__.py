@@ -6,7 +6,7 @@
 
 from mirage_core.config import MirageConfig
 from mirage_core.defense import Mirage
-from mirage_core.errors import MirageError, ModelNotFoundError, NLIError
+from mirage_core.errors import EmbeddingError, MirageError, ModelNotFoundError, NLIError
 from mirage_core.graph import ClaimGraph
 from mirage_core.nli.base import CallableNLI, NLIBackend
 from mirage_core.types import Claim, Passage
@@ -19,6 +19,7 @@ __all__ = [
     "Claim",
     "ClaimGraph",
     "Edge",
+    "EmbeddingError",
     "Mirage",
     "MirageConfig",
     "MirageError",

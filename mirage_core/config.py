@@ -76,7 +76,9 @@ class MirageConfig:
         batch_size: NLI batch size hint passed to backends that batch (64).
         nli_error_policy: what an NLI failure does: ``"fallback"`` (fail closed: no retrieved
             text is used), ``"raise"`` (propagate :class:`~mirage_core.errors.NLIError`) or
-            ``"pass_through"`` (fail open: every claim is delivered unverified).
+            ``"pass_through"`` (fail open: every claim is delivered unverified). An embedder
+            failure follows it too: fallback, :class:`~mirage_core.errors.EmbeddingError`, or
+            (pass_through) independence by domain only, with a warning.
     """
 
     tau: float = 0.3

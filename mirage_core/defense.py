@@ -16,7 +16,7 @@ import numpy as np
 from mirage_core.claims import clean_text, extract_claims
 from mirage_core.config import MirageConfig
 from mirage_core.embeddings import Embedder, as_embedder
-from mirage_core.errors import NLIError
+from mirage_core.errors import EmbeddingError, NLIError
 from mirage_core.factcheck import fact_conflict
 from mirage_core.graph import ClaimGraph, claim_scores, support_counts
 from mirage_core.independence import coordination_report, independence_groups
@@ -220,18 +220,25 @@ class Mirage:
             indices.append(i)
         sources = [p.resolved_source(i) for p, i in zip(kept, indices, strict=True)]
         domains = [p.resolved_domain(i) for p, i in zip(kept, indices, strict=True)]
-        if cfg.needs_embeddings and kept:
+        independence = cfg.independence
+        if embedder is not None and kept:
             t_e = time.perf_counter()
-            prep.passage_embeddings = embedder.embed(
-                [clean_text(p.text[: cfg.max_passage_chars]) for p in kept]
+            prep.passage_embeddings = self._embed(
+                embedder, [clean_text(p.text[: cfg.max_passage_chars]) for p in kept], prep
             )
             prep.timings["embed"] = time.perf_counter() - t_e
+            if prep.early_reason is not None:
+                return prep
+            if prep.passage_embeddings is None:  # pass_through: independence by domain only
+                embedder = None
+                if independence == "embedding":
+                    independence = "domain"
         prep.passage_ids = indices
         prep.passage_domains = domains
         prep.passage_groups = independence_groups(
             sources,
             domains,
-            cfg.independence,
+            independence,
             prep.passage_embeddings,
             cfg.duplicate_threshold,
             cfg.duplicate_linkage,
@@ -267,12 +274,17 @@ class Mirage:
             return prep
         pairs = candidate_pairs(prep.claims, cfg.tau)
         claim_embed = 0.0
-        if cfg.paraphrase_pairs:
+        if cfg.paraphrase_pairs and embedder is not None:
             t_e = time.perf_counter()
-            claim_emb = embedder.embed([c.text for c in prep.claims])
+            claim_emb = self._embed(embedder, [c.text for c in prep.claims], prep)
             claim_embed = time.perf_counter() - t_e
             prep.timings["embed"] = prep.timings.get("embed", 0.0) + claim_embed
-            pairs = add_paraphrase_pairs(pairs, prep.claims, claim_emb, cfg.paraphrase_threshold)
+            if prep.early_reason is not None:
+                return prep
+            if claim_emb is not None:
+                pairs = add_paraphrase_pairs(
+                    pairs, prep.claims, claim_emb, cfg.paraphrase_threshold
+                )
         prep.pairs = apply_budget(pairs, prep.claims, cfg.pairs_per_claim, cfg.max_pairs)
         if cfg.fact_check and len(prep.pairs):
             prep.conflict = np.array(
@@ -287,6 +299,31 @@ class Mirage:
             )
         prep.timings["pairs"] = time.perf_counter() - t1 - claim_embed
         return prep
+
+    def _embed(self, embedder: Embedder, texts: list[str], prep: _Prepared) -> np.ndarray | None:
+        """Embed under the error policy: ``"raise"`` raises :class:`EmbeddingError`,
+        ``"fallback"`` ends the query on the fallback route, ``"pass_through"`` returns None
+        (the query goes on without embeddings) with a warning."""
+        policy = self.config.nli_error_policy
+        try:
+            vectors = embedder.embed(texts)
+            if not np.all(np.isfinite(vectors)):
+                raise ValueError("the embedder returned non-finite values")
+            return vectors
+        except Exception as exc:
+            message = f"{type(exc).__name__}: {exc}"
+            if policy == "raise":
+                raise EmbeddingError(f"embedder failed: {message}") from exc
+            if policy == "fallback":
+                prep.early_reason = (
+                    f"embedding failed ({message}); fallback policy: no retrieved text used"
+                )
+            else:
+                prep.warnings.append(
+                    f"embedding failed ({message}); pass_through policy: independence by "
+                    "domain only, no paraphrase pairs"
+                )
+            return None
 
     def _score(self, prepared: list[_Prepared]) -> tuple[np.ndarray, BaseException | None]:
         """One NLI call for every directed pair of every query (both directions per pair)."""

@@ -20,5 +20,13 @@ class NLIError(MirageError):
     """
 
 
+class EmbeddingError(MirageError):
+    """The embedder failed at query time or returned non-finite vectors.
+
+    It follows the same policy as NLI failures (``MirageConfig.nli_error_policy``): it
+    propagates only under ``"raise"``.
+    """
+
+
 class ModelNotFoundError(MirageError, FileNotFoundError):
     """An NLI model could not be found locally and could not be downloaded."""

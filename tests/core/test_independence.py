@@ -314,3 +314,26 @@ def test_stage_timings_do_not_count_embedding_twice(fake_nli):
     # Before the fix each of these held a 0.3 s embedding call as well.
     assert v.timings["claims"] < 0.3 and v.timings["pairs"] < 0.3
     assert v.timings["total"] <= wall
+
+
+@pytest.mark.parametrize("failure", ["raises", "nan"])
+def test_embedder_failures_follow_the_error_policy(fake_nli, failure):
+    from mirage_core import EmbeddingError
+
+    def broken(texts):
+        if failure == "raises":
+            raise ConnectionError("embedding service unreachable")
+        return np.full((len(texts), 4), np.nan)
+
+    def run(policy: str, **cfg):
+        config = MirageConfig(independence="embedding", nli_error_policy=policy, **cfg)
+        return Mirage(config, fake_nli, embedder=CallableEmbedder(broken)).defend(QUERY, CLEAN)
+
+    with pytest.raises(EmbeddingError):
+        run("raise")
+    closed = run("fallback")
+    assert closed.decision == "fallback" and "embedding failed" in closed.reason
+    opened = run("pass_through", paraphrase_pairs=True)
+    assert opened.passed and any("independence by domain only" in w for w in opened.warnings)
+    assert opened.candidate_stats["paraphrase_pairs"] == 0
+    assert "Alice Walker" in delivered(opened)
