@@ -39,50 +39,20 @@ KEY_SETS = ("mnli-heldout", "sick", "minimal-edit")
 
 
 class OnnxClassifier:
-    """ONNX Runtime session with the call signature of a transformers classifier."""
+    """mirage's ONNX Runtime session (mirage_core.nli.onnx_runtime) with the call signature of
+    a transformers classifier, as the evaluation loop expects."""
 
     def __init__(
         self, model: Any, tokenizer: Any, workdir: Path, threads: int, quantize: bool = False
     ) -> None:
-        import onnxruntime as ort
-        import torch
+        from mirage_core.nli.onnx_runtime import OnnxClassifier as Session
 
         self.config = model.config
-        path = workdir / "model.onnx"
-        enc = tokenizer(["a premise"], ["a hypothesis"], return_tensors="pt")
-        names = ["input_ids", "attention_mask", "token_type_ids"]
-        args = tuple(enc[n] for n in names)
-        dyn = {n: {0: "batch", 1: "seq"} for n in names}
-        model = model.float().eval()
-        with torch.inference_mode():
-            export = dict(
-                input_names=names,
-                output_names=["logits"],
-                dynamic_axes={**dyn, "logits": {0: "batch"}},
-                opset_version=17,
-            )
-            try:
-                torch.onnx.export(model, args, str(path), **export, dynamo=False)
-            except TypeError:  # older torch without the dynamo switch
-                torch.onnx.export(model, args, str(path), **export)
-        if quantize:
-            from onnxruntime.quantization import QuantType, quantize_dynamic
-
-            qpath = workdir / "model.int8.onnx"
-            quantize_dynamic(str(path), str(qpath), weight_type=QuantType.QInt8)
-            path = qpath
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1
-        # no busy-waiting: on a shared CPU spinning threads slow everything down
-        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
-        self.inputs = {i.name for i in self.session.get_inputs()}
-        self.size_mb = path.stat().st_size / 1e6
+        self.session = Session(model, tokenizer, workdir, threads=threads, quantize=quantize)
+        self.size_mb = self.session.path.stat().st_size / 1e6
 
     def __call__(self, **enc: Any) -> Any:
-        feed = {k: v.numpy() for k, v in enc.items() if k in self.inputs}
-        return self.session.run(["logits"], feed)[0]
+        return self.session.logits(enc)
 
 
 def _summary_line(name: str, res: dict[str, dict[str, Any]], pps: float, pps_sorted: float) -> str:

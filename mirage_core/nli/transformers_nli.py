@@ -128,6 +128,12 @@ def resolve_label_columns(
     return found[0], found[1], found[2]  # type: ignore[return-value]
 
 
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    z = logits.astype(np.float64) - logits.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
 def _looks_like_path(name: str) -> bool:
     """True for strings that can only mean a local path (never a hub id ``org/name``)."""
     return (
@@ -153,8 +159,15 @@ class TransformersNLI(CachedNLI):
         label_map: output index of each label, e.g. ``{"entailment": 2, "neutral": 1,
             "contradiction": 0}``, when the model's ``config.id2label`` does not name them.
         cache_size: entries of the LRU pair cache (0 disables it).
-        quantize: dynamic int8 quantization of the Linear layers (CPU only).
-        torch_threads: if given, ``torch.set_num_threads(torch_threads)`` (process-wide).
+        quantize: dynamic int8 quantization of the Linear layers (CPU only; with
+            ``runtime="onnx"``, ONNX Runtime's quantization of the exported graph).
+        torch_threads: if given, ``torch.set_num_threads(torch_threads)`` (process-wide) and
+            the ONNX Runtime session's thread count.
+        runtime: ``"torch"`` (default) or ``"onnx"``: the model is exported to ONNX once
+            (cached under ``onnx_dir``) and run by ONNX Runtime on the CPU (needs the ``onnx``
+            extra).
+        onnx_dir: where the export is kept (default: ``~/.cache/mirage/onnx/<model digest>``,
+            or ``$MIRAGE_CACHE``).
 
     The model is loaded in ``__init__`` so that a missing model or a bad label order fails at
     construction. ``predict`` is safe to call from many threads: cache look-ups run
@@ -173,7 +186,11 @@ class TransformersNLI(CachedNLI):
         cache_size: int = 100_000,
         quantize: bool = False,
         torch_threads: int | None = None,
+        runtime: str = "torch",
+        onnx_dir: str | os.PathLike[str] | None = None,
     ) -> None:
+        if runtime not in ("torch", "onnx"):
+            raise ValueError(f"runtime must be 'torch' or 'onnx', got {runtime!r}")
         for arg, value in (("batch_size", batch_size), ("max_length", max_length)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{arg} must be a positive int, got {value!r}")
@@ -194,7 +211,10 @@ class TransformersNLI(CachedNLI):
         if torch_threads is not None:
             torch.set_num_threads(torch_threads)
 
-        self.device: str = self._resolve_device(torch, device, quantize)
+        self.runtime = runtime
+        self.device: str = self._resolve_device(torch, device, quantize or runtime == "onnx")
+        if runtime == "onnx" and torch.device(self.device).type != "cpu":
+            raise ValueError(f"runtime='onnx' runs on the CPU, got device={device!r}")
         self.batch_size = batch_size
         self.quantize = bool(quantize)
 
@@ -216,7 +236,19 @@ class TransformersNLI(CachedNLI):
         self.max_length = max_length
 
         hf_model.eval()
-        if torch.device(self.device).type == "cpu":
+        self._onnx: Any = None
+        if runtime == "onnx":
+            from mirage_core.nli.onnx_runtime import OnnxClassifier, default_onnx_dir
+
+            hf_model = hf_model.to(dtype=torch.float32)
+            self._onnx = OnnxClassifier(
+                hf_model,
+                self.tokenizer,
+                onnx_dir if onnx_dir is not None else default_onnx_dir(self.name),
+                threads=torch_threads,
+                quantize=self.quantize,
+            )
+        elif torch.device(self.device).type == "cpu":
             hf_model = hf_model.to(dtype=torch.float32)  # shipped weights may be fp16
             if self.quantize:
                 hf_model = self._quantize(torch, hf_model)
@@ -343,7 +375,7 @@ class TransformersNLI(CachedNLI):
         return (
             f"TransformersNLI(model={self.name!r}, device={self.device!r}, "
             f"batch_size={self.batch_size}, max_length={self.max_length}, "
-            f"quantize={self.quantize})"
+            f"quantize={self.quantize}, runtime={self.runtime!r})"
         )
 
     def _predict_uncached(self, premises: list[str], hypotheses: list[str]) -> np.ndarray:
@@ -371,6 +403,9 @@ class TransformersNLI(CachedNLI):
                         max_length=self.max_length,
                         return_tensors="pt",
                     )
+                    if self._onnx is not None:
+                        out[idx] = _softmax(self._onnx.logits(enc)[:, self.label_columns])
+                        continue
                     enc = {k: v.to(self.device) for k, v in enc.items()}
                     logits = self.model(**enc).logits
                     probs = torch.softmax(logits.index_select(1, self._cols).float(), dim=-1)

@@ -369,3 +369,45 @@ def test_forward_failure_is_an_nli_error(tiny_nli_dir: Path) -> None:
     nli.model = broken  # type: ignore[assignment]
     with pytest.raises(NLIError, match="out of memory"):
         nli.predict(["a"], ["b"])
+
+
+# -- ONNX Runtime ----------------------------------------------------------------------------
+
+
+def test_onnx_runtime_matches_torch_and_reuses_its_export(
+    tiny_nli_dir: Path, tiny_nli: TransformersNLI, tmp_path: Path
+) -> None:
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("onnx")
+    nli = TransformersNLI(tiny_nli_dir, runtime="onnx", onnx_dir=tmp_path, cache_size=0)
+    assert nli.device == "cpu" and nli.runtime == "onnx"
+    exported = tmp_path / "model.onnx"
+    assert exported.is_file()
+    got = nli.predict(PREMISES, HYPOTHESES)
+    assert_probs(got, len(PREMISES))
+    # Same graph, same label columns: the torch model's probabilities to float precision.
+    np.testing.assert_allclose(got, tiny_nli.predict(PREMISES, HYPOTHESES), atol=1e-4)
+    stamp = exported.stat().st_mtime_ns
+    again = TransformersNLI(tiny_nli_dir, runtime="onnx", onnx_dir=tmp_path)
+    assert exported.stat().st_mtime_ns == stamp  # loaded, not exported again
+    np.testing.assert_allclose(again.predict(PREMISES, HYPOTHESES), got, atol=1e-6)
+    quantized = TransformersNLI(tiny_nli_dir, runtime="onnx", onnx_dir=tmp_path, quantize=True)
+    assert (tmp_path / "model.int8.onnx").is_file()
+    np.testing.assert_allclose(quantized.predict(PREMISES, HYPOTHESES), got, atol=0.05)
+
+
+def test_onnx_runtime_arguments(tiny_nli_dir: Path, tmp_path: Path, monkeypatch) -> None:
+    with pytest.raises(ValueError, match="runtime"):
+        TransformersNLI(tiny_nli_dir, runtime="tensorrt")
+    with pytest.raises(ValueError, match="CPU"):
+        TransformersNLI(tiny_nli_dir, runtime="onnx", device="cuda")
+    from mirage_core.nli.onnx_runtime import default_onnx_dir
+
+    monkeypatch.setenv("MIRAGE_CACHE", str(tmp_path))
+    first = default_onnx_dir(str(tiny_nli_dir))
+    assert first.parent == tmp_path / "onnx" and first == default_onnx_dir(str(tiny_nli_dir))
+    (tiny_nli_dir / "extra.txt").write_text("a changed model directory")
+    try:
+        assert default_onnx_dir(str(tiny_nli_dir)) != first  # a changed model: a new export
+    finally:
+        (tiny_nli_dir / "extra.txt").unlink()
