@@ -7,7 +7,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 __all__ = ["ContradictionScope", "Independence", "Linkage", "MirageConfig", "NLIErrorPolicy"]
 
@@ -141,15 +141,6 @@ class MirageConfig:
             or not math.isfinite(self.coordination_z)
         ):
             raise ValueError(f"coordination_z must be a finite number, got {self.coordination_z!r}")
-        if self.independence not in ("none", "domain", "embedding"):
-            raise ValueError(
-                f"independence must be 'none', 'domain' or 'embedding', got {self.independence!r}"
-            )
-        if self.duplicate_linkage not in ("average", "complete", "single"):
-            raise ValueError(
-                "duplicate_linkage must be 'average', 'complete' or 'single', "
-                f"got {self.duplicate_linkage!r}"
-            )
         for name in ("alpha", "beta"):
             value = getattr(self, name)
             if (
@@ -167,15 +158,18 @@ class MirageConfig:
         positive_int("pairs_per_claim", allow_none=True)
         positive_int("max_pairs", allow_none=True)
         positive_int("batch_size")
-        if self.contradiction_scope not in ("graph", "selected"):
-            raise ValueError(
-                f"contradiction_scope must be 'graph' or 'selected', got {self.contradiction_scope!r}"
-            )
-        if self.nli_error_policy not in ("fallback", "raise", "pass_through"):
-            raise ValueError(
-                "nli_error_policy must be 'fallback', 'raise' or 'pass_through', "
-                f"got {self.nli_error_policy!r}"
-            )
+        for name, kind in (
+            ("independence", Independence),
+            ("duplicate_linkage", Linkage),
+            ("contradiction_scope", ContradictionScope),
+            ("nli_error_policy", NLIErrorPolicy),
+        ):
+            allowed = get_args(kind)  # the Literal types are the one list of choices
+            if getattr(self, name) not in allowed:
+                raise ValueError(
+                    f"{name} must be one of {', '.join(map(repr, allowed))}, "
+                    f"got {getattr(self, name)!r}"
+                )
         for name in ("fact_check", "block_on_tie", "paraphrase_pairs"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be a bool, got {getattr(self, name)!r}")
