@@ -20,22 +20,22 @@ _FAMILIES = ("unambiguous", "conflicting", "misleading", "fabricated")
 _DATASET_HELP = "gpe, poisonedrag-nq, poisonedrag-hotpotqa, or a JSONL file of {query, passages[, answer, incorrect_answer]} rows"
 
 
-def _floats(text: str) -> list[float]:
-    try:
-        return [float(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected comma-separated numbers, got {text!r}"
-        ) from None
+def _comma_list(convert: Any, what: str) -> Any:
+    """An argparse ``type`` for "a,b,c" lists of ``convert``-ed values."""
+
+    def parse(text: str) -> list[Any]:
+        try:
+            return [convert(x) for x in text.split(",") if x.strip()]
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected comma-separated {what}, got {text!r}"
+            ) from None
+
+    return parse
 
 
-def _ints(text: str) -> list[int]:
-    try:
-        return [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected comma-separated integers, got {text!r}"
-        ) from None
+_floats = _comma_list(float, "numbers")
+_ints = _comma_list(int, "integers")
 
 
 def _names(text: str) -> list[str]:
