@@ -26,7 +26,7 @@ from mirage_core.selection import greedy_select
 from mirage_core.types import Claim, Passage, PassageLike, to_passage
 from mirage_core.verdict import Verdict
 
-__all__ = ["Mirage"]
+__all__ = ["Mirage", "resolve_engine"]
 
 _EPS = 1e-9
 
@@ -552,3 +552,17 @@ class Mirage:
             f"passed: r_contr={r_contr:.3f} ≤ r_max={cfg.r_max:g}, d_src={d_src} ≥ d_min={cfg.d_min}; "
             f"{n_selected} verified claims"
         )
+
+
+def resolve_engine(
+    mirage: Mirage | None = None, config: Any = None, nli: Any = None, embedder: Any = None
+) -> Mirage:
+    """The engine an adapter runs: a ready ``mirage``, or one built from ``config`` / ``nli`` /
+    ``embedder`` — never both (the adapters' shared argument rule)."""
+    if mirage is None:
+        return Mirage(config, nli, embedder=embedder)
+    if config is not None or nli is not None or embedder is not None:
+        raise ValueError("pass either mirage= (a ready engine) or config=/nli=/embedder=, not both")
+    if not isinstance(mirage, Mirage):
+        raise TypeError(f"mirage must be a mirage_core.Mirage, got {type(mirage).__name__}")
+    return mirage

@@ -222,20 +222,6 @@ async def aemit_verdict(verdict: Verdict, callbacks: Callbacks) -> None:
     await adispatch_custom_event(EVENT_NAME, event_payload(verdict), config={"callbacks": manager})
 
 
-# -- engine construction shared by the retriever and the compressor --------------------------
-def build_engine(mirage: Any, config: Any, nli: Any, embedder: Any = None) -> Any:
-    """The engine for ``mirage=`` or ``config=``/``nli=``/``embedder=`` (never both)."""
-    from mirage_core import Mirage
-
-    if mirage is not None:
-        if config is not None or nli is not None or embedder is not None:
-            raise ValueError(
-                "pass either mirage= (a ready engine) or config=/nli=/embedder=, not both"
-            )
-        return mirage
-    return Mirage(config, nli, embedder=embedder)
-
-
 def check_k(k: object) -> int | None:
     """``None`` or a positive int."""
     if k is None:

@@ -7,7 +7,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, PrivateAttr, field_validator, model_validator
 
 from mirage_core import Mirage, MirageConfig
-from mirage_langchain._convert import OutputMode, build_engine, check_k
+from mirage_core.defense import resolve_engine
+from mirage_langchain._convert import OutputMode, check_k
 
 __all__ = ["MirageEngineFields"]
 
@@ -36,7 +37,7 @@ class MirageEngineFields(BaseModel):
 
     @model_validator(mode="after")
     def _build_engine(self) -> Any:
-        self._engine = build_engine(self.mirage, self.config, self.nli, self.embedder)
+        self._engine = resolve_engine(self.mirage, self.config, self.nli, self.embedder)
         return self
 
     @property

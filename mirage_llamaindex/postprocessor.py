@@ -11,6 +11,7 @@ from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from mirage_core import Mirage, MirageConfig, NLIBackend, Passage, Verdict
+from mirage_core.defense import resolve_engine
 from mirage_llamaindex._convert import (
     DEFAULT_SOURCE_KEYS,
     Converted,
@@ -112,13 +113,9 @@ class MiragePostprocessor(BaseNodePostprocessor):
         mirage: Mirage | None = None,
         **kwargs: Any,
     ) -> None:
-        if mirage is not None:
-            if config is not None or nli is not None or embedder is not None:
-                raise ValueError("pass either mirage= or config=/nli=/embedder=, not both")
-            if not isinstance(mirage, Mirage):
-                raise TypeError(f"mirage must be a mirage_core.Mirage, got {type(mirage).__name__}")
+        engine = resolve_engine(mirage, config, nli, embedder)  # before any model loads
         super().__init__(**kwargs)
-        self._mirage = mirage if mirage is not None else Mirage(config, nli, embedder=embedder)
+        self._mirage = engine
 
     @classmethod
     def class_name(cls) -> str:
