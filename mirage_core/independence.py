@@ -44,13 +44,26 @@ def independence_groups(
         raise ValueError(f"unknown independence mode {mode!r}")
     if linkage not in _LINKAGES:
         raise ValueError(f"unknown linkage {linkage!r}; expected one of {sorted(_LINKAGES)}")
-    label = np.arange(n)
+    first: dict[str, int] = {}  # one publisher is one source, whatever it says
+    label = np.array([first.setdefault(dom, i) for i, dom in enumerate(domains)], dtype=np.int64)
     if mode == "embedding":
         if embeddings is None:
             raise ValueError("independence='embedding' needs passage embeddings")
-        sims = np.asarray(embeddings, dtype=np.float64) @ np.asarray(embeddings, np.float64).T
-    else:
-        sims = np.zeros((n, n))
+        _merge_near_duplicates(label, np.asarray(embeddings, np.float64), threshold, linkage)
+    counts = np.bincount(label, minlength=n)
+    return [
+        domains[label[i]] + (f" (+{counts[label[i]] - 1})" if counts[label[i]] > 1 else "")
+        for i in range(n)
+    ]
+
+
+def _merge_near_duplicates(
+    label: np.ndarray, embeddings: np.ndarray, threshold: float, linkage: str
+) -> None:
+    """Agglomerate the domain groups in ``label`` (each passage's group root, the group's first
+    passage) while the closest pair of groups reaches ``threshold``; updates ``label`` in place."""
+    n = label.size
+    sims = embeddings @ embeddings.T
     sizes = np.ones(n)
     active = np.ones(n, dtype=bool)
     update = _LINKAGES[linkage]
@@ -63,24 +76,16 @@ def independence_groups(
         active[b] = False
         label[label == b] = a
 
-    first: dict[str, int] = {}
-    for i, dom in enumerate(domains):  # one publisher is one source, whatever it says
-        root = first.setdefault(dom, i)
-        if root != i:
-            merge(root, i)
-    if mode == "embedding":
-        while active.sum() > 1:
-            view = np.where(active[:, None] & active[None, :], sims, -np.inf)
-            np.fill_diagonal(view, -np.inf)
-            a, b = np.unravel_index(int(np.argmax(view)), view.shape)
-            if view[a, b] < threshold:
-                break
-            merge(int(min(a, b)), int(max(a, b)))
-    counts = np.bincount(label, minlength=n)
-    return [
-        domains[label[i]] + (f" (+{counts[label[i]] - 1})" if counts[label[i]] > 1 else "")
-        for i in range(n)
-    ]
+    for i in range(n):  # the domain groups first: the linkage then sees whole groups
+        if label[i] != i:
+            merge(int(label[i]), i)
+    while active.sum() > 1:
+        view = np.where(active[:, None] & active[None, :], sims, -np.inf)
+        np.fill_diagonal(view, -np.inf)
+        a, b = np.unravel_index(int(np.argmax(view)), view.shape)
+        if view[a, b] < threshold:
+            break
+        merge(int(min(a, b)), int(max(a, b)))
 
 
 def _average(a: np.ndarray, b: np.ndarray, na: float, nb: float) -> np.ndarray:
