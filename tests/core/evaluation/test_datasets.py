@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -17,6 +18,17 @@ from mirage_core.evaluation.datasets import (
     subsample,
 )
 from mirage_core.pollution import PollutedPassage
+
+#: The PoisonedRAG slice committed with the tests (four queries per set; see its PROVENANCE.md).
+#: The full benchmark data stays outside the repository, under ``$MIRAGE_DATA_DIR``.
+TEST_DATA = Path(__file__).resolve().parents[2] / "data"
+
+
+@pytest.fixture
+def test_data_dir(monkeypatch):
+    """``$MIRAGE_DATA_DIR`` pointed at the committed slice, whatever lies beside the clone."""
+    monkeypatch.setenv("MIRAGE_DATA_DIR", str(TEST_DATA))
+    return TEST_DATA
 
 
 def test_subsample_is_seeded():
@@ -53,9 +65,9 @@ def test_gpe_slice():
 
 
 @pytest.mark.parametrize("name", ["nq", "hotpotqa"])
-def test_poisonedrag_slice(name):
+def test_poisonedrag_slice(name, test_data_dir):
     ds = load_poisonedrag(name, limit=3, seed=0)
-    assert ds.qa and ds.n_queries == 3 and len(ds) == 9
+    assert ds.qa and ds.n_queries == 3 and len(ds) == 9 and ds.n_available == 4
     by_regime = {}
     for inst in ds.instances:
         by_regime.setdefault(inst.regime, []).append(inst)
@@ -68,10 +80,12 @@ def test_poisonedrag_slice(name):
     gold = by_regime["clean"][0].items[0]
     assert gold in by_regime["mixed"][0].items
     assert load_dataset(f"poisonedrag-{name}", limit=3).instances[0].query == ds.instances[0].query
+    explicit = load_poisonedrag(name, test_data_dir, limit=3, seed=0)  # root= wins over the env
+    assert [i.passages for i in explicit.instances] == [i.passages for i in ds.instances]
 
 
-def test_data_dir_discovery(tmp_path, monkeypatch):
-    assert (find_data_dir() / "poisonedrag").is_dir()
+def test_data_dir_discovery(tmp_path, monkeypatch, test_data_dir):
+    assert find_data_dir() == test_data_dir and (find_data_dir() / "poisonedrag").is_dir()
     monkeypatch.setenv("MIRAGE_DATA_DIR", str(tmp_path))
     assert find_data_dir() == tmp_path
 
