@@ -53,6 +53,8 @@ def _run_defend(args: argparse.Namespace) -> int:
     rows = read_passages(args.passages)
     mirage = _make_mirage(config, args.model)
     verdict = mirage.defend(args.query, rows)
+    if args.html:
+        Path(args.html).write_text(verdict.to_html(rows), encoding="utf-8")
     if args.json:
         print(verdict.to_json(indent=2))
     else:
@@ -62,6 +64,8 @@ def _run_defend(args: argparse.Namespace) -> int:
             for vp in verdict.verified_passages():
                 src = verdict.claims[vp.claim_indices[0]].source
                 print(f"  [{vp.passage_index}] {src}: {vp.text}")
+    if args.html:
+        print(f"HTML report: {args.html}", file=sys.stderr if args.json else sys.stdout)
     return 0
 
 
@@ -102,6 +106,13 @@ def build_parser() -> argparse.ArgumentParser:
         "publisher domain, or also near-duplicate passages (coordinated poisoning)",
     )
     defend.add_argument("--json", action="store_true", help="print the full verdict as JSON")
+    defend.add_argument(
+        "--html",
+        metavar="PATH",
+        default=None,
+        help="also write the verdict as one self-contained HTML page (claim graph, "
+        "contradictions, each passage with its sentences marked)",
+    )
     defend.add_argument(
         "--max-claims", type=int, default=10, help="claims of S* listed in the text output"
     )

@@ -203,6 +203,15 @@ class Verdict:
     def to_json(self, **kwargs: Any) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False, default=str, **kwargs)
 
+    def to_html(self, passages: Any = None, *, title: str | None = None) -> str:
+        """One self-contained HTML page (no script, nothing fetched): the decision, the claim
+        graph as SVG, the contradiction pairs and each passage with its sentences marked.
+        Pass the ``passages`` given to ``defend`` to show their whole text; see
+        :func:`mirage_core.report_html.render_html`."""
+        from mirage_core.report_html import render_html
+
+        return render_html(self, passages, title=title)
+
     def to_networkx(self):
         """The claim graph as a ``networkx.DiGraph``: nodes carry claim fields, s(c), n(c) and
         whether they are in S*; edges carry probabilities and weights."""

