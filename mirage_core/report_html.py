@@ -329,8 +329,7 @@ def _passage_body(verdict, item, idx, states, against) -> str:
 # -- contradictions ----------------------------------------------------------------------------
 
 
-def _contradiction_table(verdict: Verdict, states: Sequence[str]) -> str:
-    pairs = _contradiction_pairs(verdict)
+def _contradiction_table(verdict: Verdict, states: Sequence[str], pairs: list[_Pair]) -> str:
     if not pairs:
         return '<p class="muted">No contradiction edges (p_contra below κ everywhere).</p>'
     rows = []
@@ -517,7 +516,7 @@ claims that the NLI model compared; neutral pairs are not drawn. Hover for the t
 probabilities; a node links to its sentence.</p>
 </div>
 <h2>Contradictions ({len(pairs)} pair(s))</h2>
-<div id="contradictions">{_contradiction_table(verdict, states)}</div>
+<div id="contradictions">{_contradiction_table(verdict, states, pairs)}</div>
 <h2>Passages</h2>
 {legend}
 <div id="passages">{_passage_sections(verdict, passages, states, against)}</div>
