@@ -233,3 +233,21 @@ def test_screenshot_shows_the_graph(rendered):
     red = int(((r > 190) & (g < 110) & (b < 100)).sum())  # contradiction chords
     green = int(((r < 60) & (g > 130) & (g < 180) & (b > 50) & (b < 100)).sum())  # S* nodes
     assert red > 500 and green > 500, (red, green)
+
+
+def test_packaged_model_rejects_the_polluted_answer(tmp_path):
+    """The issue's check, with the real NLI model that ships in the package: on the Eiffel Tower
+    example, the polluted page's answer to the question (completed in 1925) is marked rejected,
+    and every sentence the page shows is marked with the verdict's state for it."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    out = tmp_path / "r.html"
+    args = ["defend", "--query", QUERY, "--passages", str(EIFFEL), "--html", str(out)]
+    assert cli.main(args) == 0
+    page = out.read_text(encoding="utf-8")
+    polluted = page.split('id="passage-4"')[1].split("</section>")[0]
+    assert "travel-secrets.example" in polluted
+    marks = re.findall(r'<mark id="claim-\d+" class="(\w+)" title="[^"]*">(.*?)</mark>', polluted)
+    answer = [state for state, body in marks if "completed in 1925" in body]
+    assert answer == ["rej"], marks
+    assert '<path class="ec"' in page  # red contradiction edges in the graph
