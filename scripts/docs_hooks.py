@@ -1,8 +1,11 @@
-"""MkDocs hook: the command-line reference is the parser's own help, so it cannot go stale.
+"""MkDocs hooks.
 
-A page line ``<!-- mirage-help: defend -->`` becomes the output of ``mirage defend --help``
-(``<!-- mirage-help: -->`` for ``mirage --help``). Importing the CLI loads no model: heavy
-imports stay inside the command handlers.
+- The command-line reference is the parser's own help, so it cannot go stale: a page line
+  ``<!-- mirage-help: defend -->`` becomes the output of ``mirage defend --help``
+  (``<!-- mirage-help: -->`` for ``mirage --help``). Importing the CLI loads no model: heavy
+  imports stay inside the command handlers.
+- Docstrings use Sphinx roles (``:class:`~mirage_core.types.Passage```); in the rendered API
+  pages they become plain code (``Passage``) instead of showing the role.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import os
 import re
 
 _MARKER = re.compile(r"^<!-- mirage-help:\s*([\w-]*)\s*-->$", re.M)
+_ROLE = re.compile(r":(?:class|func|meth|attr|mod|data|exc|obj|const):<code>(~?)([^<]+)</code>")
 
 
 def _help(command: str) -> str:
@@ -30,3 +34,10 @@ def _help(command: str) -> str:
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
     return _MARKER.sub(lambda m: "```text\n" + _help(m.group(1)).rstrip() + "\n```", markdown)
+
+
+def on_page_content(html: str, page, config, files) -> str:
+    return _ROLE.sub(
+        lambda m: f"<code>{m.group(2).rsplit('.', 1)[-1] if m.group(1) else m.group(2)}</code>",
+        html,
+    )
