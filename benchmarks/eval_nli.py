@@ -10,6 +10,14 @@ only); throughput in pairs/s at batch 64 on this CPU. fp32 is also scored on hel
 NLI, an SNLI dev sample, ConjNLI dev and (``--anli N``) ANLI dev. Ends with the recommendation:
 the fastest variant whose accuracy stays within 0.5 point of fp32 on MNLI, SICK and minimal-edit.
 onnxruntime is optional (``pip install onnxruntime onnx``); it is never needed at runtime.
+
+Also scored (fp32): the held-out **compatible-pair** set (paraphrases, entailment pairs both
+ways, related-but-different sentences, question vs statement; none is a contradiction), with
+its false-contradiction rate (argmax == contradiction, and p_contra >= 0.5), and VitaminC
+held-out pages. ``--baseline DIR`` scores a second model (fp32) on the same sets in the same
+run and ends with a side-by-side table (``--names`` labels the two columns):
+
+    python benchmarks/eval_nli.py --model NEW --baseline OLD --names v1,v2 --variants fp32
 """
 
 from __future__ import annotations
@@ -69,6 +77,66 @@ def _summary_line(name: str, res: dict[str, dict[str, Any]], pps: float, pps_sor
     )
 
 
+#: (label, set, metric, higher is better) rows of the side-by-side table
+COMPARE_ROWS: tuple[tuple[str, str, str, bool], ...] = (
+    ("MNLI dev-matched held-out: accuracy", "mnli-heldout", "accuracy", True),
+    ("compatible pairs: false contradictions (argmax)", "compatible", "false_contra", False),
+    ("compatible pairs: p_contra >= 0.5", "compatible", "false_contra_p50", False),
+    ("minimal-edit: contradiction recall", "minimal-edit", "contra_recall", True),
+    (
+        "minimal-edit: entailing pairs called contradiction",
+        "minimal-edit",
+        "entail_called_contra",
+        False,
+    ),
+    (
+        "minimal-edit: unrelated pairs called contradiction",
+        "minimal-edit",
+        "neutral_called_contra",
+        False,
+    ),
+    ("minimal-edit: accuracy", "minimal-edit", "accuracy", True),
+    ("VitaminC held-out pages: accuracy", "vitaminc-heldout", "accuracy", True),
+    (
+        "VitaminC held-out pages: contradiction recall",
+        "vitaminc-heldout",
+        "recall_contradiction",
+        True,
+    ),
+    ("SICK: accuracy", "sick", "accuracy", True),
+    ("SICK: neutral recall", "sick", "recall_neutral", True),
+    ("SNLI dev (3,000): accuracy", "snli-dev", "accuracy", True),
+    ("Breaking NLI held-out: accuracy", "breaking-heldout", "accuracy", True),
+    ("ConjNLI dev: accuracy", "conjnli-dev", "accuracy", True),
+    ("ANLI dev: accuracy", "anli-dev", "accuracy", True),
+)
+
+
+def compare_table(side: dict[str, dict[str, dict[str, Any]]]) -> str:
+    """Key figures of two (or more) models on the same sets, one column per model."""
+    names = list(side)
+    lines = [
+        "side by side (fp32, same sets, same run)",
+        f"{'figure':<60}" + "".join(f"{n:>10}" for n in names),
+    ]
+    for label, set_name, metric, _higher in COMPARE_ROWS:
+        vals = [side[n].get(set_name, {}).get(metric) for n in names]
+        if all(v is None for v in vals):
+            continue
+        cells = "".join(f"{'n/a' if v is None else f'{100 * v:.1f}%':>10}" for v in vals)
+        lines.append(f"{label:<60}{cells}")
+    kinds: dict[str, None] = {}
+    for n in names:
+        for k in side[n].get("compatible", {}).get("false_contra_by_kind", {}):
+            kinds.setdefault(k)
+    for k in kinds:
+        vals = [side[n].get("compatible", {}).get("false_contra_by_kind", {}).get(k) for n in names]
+        cells = "".join(f"{'n/a' if v is None else f'{100 * v[0]:.1f}%':>10}" for v in vals)
+        n_pairs = next((v[2] for v in vals if v is not None), 0)
+        lines.append(f"{'  false contradictions: ' + k + f' (n={n_pairs})':<60}{cells}")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -77,6 +145,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--data-dir", default=None)
     p.add_argument(
         "--variants", default="fp32,int8,onnx", help="comma list of fp32, int8, onnx, onnx-int8"
+    )
+    p.add_argument(
+        "--baseline", default=None, help="also score this model (fp32) and compare side by side"
+    )
+    p.add_argument(
+        "--names", default="baseline,model", help="column labels: BASELINE,MODEL (with --baseline)"
+    )
+    p.add_argument(
+        "--json", default=None, help="also write the metrics (per model and set) to this file"
     )
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--threads", type=int, default=2)
@@ -116,6 +193,27 @@ def main(argv: list[str] | None = None) -> int:
         f"tokenization included"
     )
 
+    side: dict[str, dict[str, dict[str, Any]]] = {}
+    name_base, name_model = ([*args.names.split(","), "model"])[:2]
+    if args.baseline and not args.speed_only:
+        t1 = time.time()
+        bmodel, btok = load_model(args.baseline, threads=args.threads)
+        bid2label = {int(k): v for k, v in bmodel.config.id2label.items()}
+        side[name_base] = run_evaluation(
+            bmodel,
+            btok,
+            sets,
+            batch_size=64,
+            label_order=[{v: k for k, v in bid2label.items()}[n] for n in LABELS],
+        )
+        print()
+        print(
+            format_table(
+                side[name_base],
+                title=f"[{name_base}: {args.baseline}, fp32]  ({time.time() - t1:.0f}s)",
+            )
+        )
+        del bmodel
     base, tok = load_model(args.model, threads=args.threads)
     id2label = {int(k): v for k, v in base.config.id2label.items()}
     print(f"id2label: {id2label}  (reported in {list(LABELS)} order)")
@@ -161,7 +259,8 @@ def main(argv: list[str] | None = None) -> int:
             label_order=[{v: k for k, v in id2label.items()}[n] for n in LABELS],
         )
         print()
-        print(format_table(res, title=f"[{variant}]  ({time.time() - t1:.0f}s)"))
+        label = f"{name_model}: {args.model}, {variant}" if args.baseline else variant
+        print(format_table(res, title=f"[{label}]  ({time.time() - t1:.0f}s)"))
         results[variant] = res
 
     # Speed: the variants are timed in alternation, several rounds, best round kept, so that
@@ -219,6 +318,16 @@ def main(argv: list[str] | None = None) -> int:
             + ", ".join(f"{n} (max gap {g:.2f})" for w, _, n, g in ok if w)
         )
         print(f"recommendation: {best[2]} ({best[1]:.1f} pairs/s at batch 64)")
+    if side and "fp32" in results:
+        side[name_model] = results["fp32"]
+        print()
+        print(compare_table(side))
+    if args.json:
+        import json
+
+        dump = {f"{name_base}": side.get(name_base)} if side else {}
+        dump.update({f"{name_model}:{v}" if side else v: r for v, r in results.items()})
+        Path(args.json).write_text(json.dumps(dump, indent=2, default=str) + "\n")
     print(f"total time {time.time() - t0:.0f}s")
     return 0
 

@@ -32,7 +32,15 @@ from dataclasses import dataclass
 
 from mirage_core.training.data import NLIExample
 
-__all__ = ["CONTRADICTION_KINDS", "Augmenter", "Edit"]
+__all__ = [
+    "CONTRADICTION_KINDS",
+    "Augmenter",
+    "Edit",
+    "paraphrase",
+    "paraphrase_pairs",
+    "question_pairs",
+    "to_question",
+]
 
 CONTRADICTION_KINDS = ("number", "year", "date", "entity", "negation", "antonym")
 
@@ -753,3 +761,224 @@ class Augmenter:
             if pair is not None:
                 out.append(NLIExample(pair[0], pair[1], 1, f"{source}:unrelated"))
         return out
+
+
+# ----------------------------------------------------------------------------- NLI v2 rules
+# Paraphrases (entailment both ways) and questions (a question asserts nothing: neutral against
+# any statement, even one it would "contradict" as a claim). Rules only; seeded.
+
+#: word / phrase pairs that mean the same in factual text; applied in both directions
+_SYNONYM_PAIRS: tuple[tuple[str, str], ...] = (
+    ("completed", "finished"),
+    ("began", "started"),
+    ("begin", "start"),
+    ("purchased", "bought"),
+    ("approximately", "about"),
+    ("roughly", "about"),
+    ("more than", "over"),
+    ("fewer than", "under"),
+    ("located in", "situated in"),
+    ("large", "big"),
+    ("largest", "biggest"),
+    ("died", "passed away"),
+    ("received", "got"),
+    ("commenced", "began"),
+    ("constructed", "built"),
+    ("established", "founded"),
+    ("formed", "founded"),
+    ("released", "put out"),
+    ("attempted", "tried"),
+    ("assist", "help"),
+    ("assisted", "helped"),
+    ("additional", "extra"),
+    ("numerous", "many"),
+    ("however", "but"),
+    ("residents", "inhabitants"),
+    ("film", "movie"),
+    ("films", "movies"),
+    ("percent", "per cent"),
+    ("United States", "US"),
+    ("United Kingdom", "UK"),
+    ("television", "TV"),
+    ("is not", "isn't"),
+    ("was not", "wasn't"),
+    ("does not", "doesn't"),
+    ("did not", "didn't"),
+    ("cannot", "can't"),
+    ("children", "kids"),
+    ("quickly", "fast"),
+    ("entire", "whole"),
+    ("almost", "nearly"),
+    ("shortly after", "soon after"),
+    ("stated", "said"),
+    ("announced", "said"),
+)
+_SYN = {a: b for a, b in _SYNONYM_PAIRS} | {
+    b: a for a, b in _SYNONYM_PAIRS if b not in dict(_SYNONYM_PAIRS)
+}
+_SYN_RE = re.compile(
+    r"\b(" + "|".join(map(re.escape, sorted(_SYN, key=len, reverse=True))) + r")\b"
+)
+_MONTH_ALT = "|".join(_MONTHS)
+_DATE_MDY = re.compile(rf"\b({_MONTH_ALT}) (\d{{1,2}}), (\d{{4}})\b")
+_DATE_DMY = re.compile(rf"\b(\d{{1,2}}) ({_MONTH_ALT}),? (\d{{4}})\b")
+_PERCENT = re.compile(r"\b(\d+(?:\.\d+)?) ?(%|percent\b|per cent\b)")
+_IN_YEAR = re.compile(r"\bin (1[5-9]\d\d|20[0-4]\d)\b(?!s)")
+_IN_THE_YEAR = re.compile(r"\bin the year (1[5-9]\d\d|20[0-4]\d)\b")
+_BIG_NUM = re.compile(r"\b(\d{1,3}),(\d{3})\b(?!,\d)")
+
+
+def paraphrase(sentence: str, rng: random.Random) -> Edit | None:
+    """A meaning-preserving rewrite (entailment in both directions), or ``None``.
+
+    Kinds: ``synonym`` (a word or phrase from ``_SYNONYM_PAIRS``), ``date_format``
+    ("July 4, 1889" <-> "4 July 1889"), ``number_format`` ("45 percent" <-> "45%",
+    "12,500" <-> "12500"), ``year_phrase`` ("in 1889" <-> "in the year 1889"). These are the
+    surface changes that a minimal-edit detector must not read as a changed fact.
+    """
+    s = " ".join(sentence.split())
+    options: list[tuple[str, str]] = []
+    m = list(_SYN_RE.finditer(s))
+    if m:
+        hit = rng.choice(m)
+        word = hit.group(1)
+        options.append(("synonym", s[: hit.start()] + _SYN[word] + s[hit.end() :]))
+    if _DATE_MDY.search(s):
+        options.append(("date_format", _DATE_MDY.sub(r"\2 \1 \3", s, count=1)))
+    elif _DATE_DMY.search(s):
+        options.append(("date_format", _DATE_DMY.sub(r"\2 \1, \3", s, count=1)))
+    pm = _PERCENT.search(s)
+    if pm:
+        new = pm.group(1) + ("%" if pm.group(2) != "%" else " percent")
+        options.append(("number_format", s[: pm.start()] + new + s[pm.end() :]))
+    bm = _BIG_NUM.search(s)
+    if bm and not _YEAR_RE.fullmatch(bm.group(1) + bm.group(2)):
+        options.append(
+            ("number_format", s[: bm.start()] + bm.group(1) + bm.group(2) + s[bm.end() :])
+        )
+    if _IN_THE_YEAR.search(s):
+        options.append(("year_phrase", _IN_THE_YEAR.sub(r"in \1", s, count=1)))
+    elif _IN_YEAR.search(s):
+        options.append(("year_phrase", _IN_YEAR.sub(r"in the year \1", s, count=1)))
+    if not options:
+        return None
+    kind, out = rng.choice(options)
+    out = " ".join(out.split())
+    if out == s:
+        return None
+    return Edit(out, kind, 0)
+
+
+_AUX = "is are was were has have had can could will would should may might must does do did".split()
+_AUX_RE = re.compile(r"\b(" + "|".join(_AUX) + r")\b")
+_WHEN_TAIL = re.compile(
+    rf"\s*,?\s*\b(?:in|on|since|by)\s+(?:(?:the )?(?:early |late |mid-)?"
+    rf"(?:\d{{1,2}} )?(?:{_MONTH_ALT})?\s*(?:\d{{1,2}},?\s*)?(?:1[5-9]\d\d|20[0-4]\d)s?)\b"
+)
+
+
+def to_question(sentence: str, rng: random.Random) -> str | None:
+    """A question on the fact of ``sentence``: a yes/no question by moving the auxiliary to
+    the front ("Was the tower completed in 1889?"), a *when* question when the sentence dates
+    the fact ("When was the tower completed?"), or "Is it true that ...?" otherwise. A question
+    states nothing, so it is neutral against the sentence and against any other statement."""
+    s = " ".join(sentence.split()).rstrip(" .!")
+    if not s or s.endswith("?") or len(s.split()) < 4:
+        return None
+    words = s.split()
+    options: list[str] = []
+    m = _AUX_RE.search(s)
+    if m:
+        subj = s[: m.start()].strip()
+        rest = s[m.end() :].strip()
+        n_subj = len(subj.split())
+        if (
+            1 <= n_subj <= 8
+            and "," not in subj
+            and rest
+            and not subj.endswith(("who", "that", "which"))
+        ):
+            subj_q = _decap(subj)
+            options.append(f"{m.group(1).capitalize()} {subj_q} {rest}?")
+            w = _WHEN_TAIL.search(rest)
+            if w:
+                rest_nowhen = (rest[: w.start()] + rest[w.end() :]).strip(" ,")
+                if len(rest_nowhen.split()) >= 1:
+                    options.append(f"When {m.group(1)} {subj_q} {rest_nowhen}?")
+    if len(words) <= 30:
+        first = words[0]
+        low = first.lower() in _STOP or first.lower() in _PREPS or first in _FUNCTION_STARTS
+        body = first.lower() + s[len(first) :] if low and not first.isupper() else s
+        options.append(f"Is it true that {body}?")
+    if not options:
+        return None
+    return " ".join(rng.choice(options).split())
+
+
+def paraphrase_pairs(
+    sentences: Sequence[str], n: int, seed: int, *, source: str = "paraphrase"
+) -> list[NLIExample]:
+    """``n`` entailment pairs of a sentence and its rule paraphrase, in both directions (the
+    two directions come from different sentences, so each sentence is used once)."""
+    rng = random.Random(seed)
+    order = list(range(len(sentences)))
+    rng.shuffle(order)
+    out: list[NLIExample] = []
+    for i in order:
+        if len(out) >= n:
+            break
+        s = " ".join(sentences[i].split())
+        if not 4 <= len(s.split()) <= 50:
+            continue
+        e = paraphrase(s, rng)
+        if e is None:
+            continue
+        p, h = (s, e.text) if rng.random() < 0.5 else (e.text, s)
+        out.append(NLIExample(p, h, 0, f"{source}:{e.kind}"))
+    return out
+
+
+def question_pairs(
+    groups: dict[str, list[str]],
+    n: int,
+    seed: int,
+    *,
+    augmenter: Augmenter | None = None,
+    source: str = "question",
+) -> list[NLIExample]:
+    """``n`` neutral pairs of a question and a statement on one topic (premise and hypothesis in
+    random order): the question asks about the statement's own fact (``same``), about another
+    sentence of the same group (``related``), or (with an ``augmenter``) about a minimally
+    edited, conflicting fact (``edited``: "Was it completed in 1925?" vs "... in 1889.")."""
+    rng = random.Random(seed)
+    keys = [k for k, v in groups.items() if v]
+    rng.shuffle(keys)
+    out: list[NLIExample] = []
+    rounds = 0
+    max_rounds = 20 + 3 * n // max(1, len(keys))
+    while len(out) < n and keys and rounds < max_rounds:
+        rounds += 1
+        before = len(out)
+        for k in keys:
+            if len(out) >= n:
+                break
+            sents = [s for s in groups[k] if 4 <= len(s.split()) <= 50]
+            if not sents:
+                continue
+            s = rng.choice(sents)
+            r = rng.random()
+            kind, asked, stated = "same", s, s
+            if r < 0.4 and len(sents) >= 2:
+                kind, asked = "related", rng.choice([t for t in sents if t != s] or [s])
+            elif r < 0.7 and augmenter is not None:
+                e = augmenter.contradiction(s, rng)
+                if e is not None:
+                    kind, asked = "edited", e.text
+            q = to_question(asked, rng)
+            if q is None:
+                continue
+            p, h = (q, stated) if rng.random() < 0.5 else (stated, q)
+            out.append(NLIExample(p, h, 1, f"{source}:{kind}"))
+        if len(out) == before:
+            break
+    return out

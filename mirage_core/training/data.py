@@ -15,6 +15,13 @@ Split policy (see :func:`build_splits`):
 * **TaxiNLI** is drawn from MNLI dev, so it is not used for training at all.
 * **Breaking NLI** is split 70/30 by premise; the 30% is held out for evaluation.
 * **ConjNLI** dev is evaluation; its adversarial train file is training data.
+* **VitaminC** (real and synthetic *test* splits, the only ones available) is split by a
+  salted hash of the Wikipedia page, which keeps every ``case_id`` (a claim and its evidence
+  revisions) on one side: 25% of pages are held out (``vitaminc-heldout``,
+  ``vitaminc-syn-heldout``), 75% are training data.
+* Topic groups for generated pairs (:attr:`Splits.train_groups`): VitaminC training pages and
+  Climate-FEVER evidence sets; held-out groups (:attr:`Splits.eval_groups`): VitaminC held-out
+  pages and ANLI dev premise paragraphs.
 * Any training pair whose premise or hypothesis (normalized) also occurs as a sentence of an
   evaluation set is dropped, so held-out sentences are never seen in training.
 """
@@ -27,25 +34,34 @@ import json
 import random
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 __all__ = [
     "LABEL2ID",
     "LABELS",
+    "GroupedExample",
     "NLIExample",
     "Splits",
     "build_splits",
+    "climate_fever_groups",
+    "content_words",
     "default_data_dir",
     "iter_label_counts",
     "load_climate_fever",
     "load_jsonl",
     "load_line_aligned",
     "load_tsv",
+    "load_vitaminc",
     "normalize_label",
     "normalize_text",
+    "overlap",
+    "related_neutral_pairs",
+    "reverse_entailment_pairs",
     "sample",
+    "split_grouped",
     "split_sentences",
+    "topic_groups",
 ]
 
 LABELS: tuple[str, str, str] = ("entailment", "neutral", "contradiction")
@@ -338,6 +354,16 @@ TRAIN_SOURCES: dict[str, tuple[str, tuple[str, ...], str]] = {
         "FEVER-symmetric: MIT repo; FEVER CC BY-SA 3.0",
     ),
     # split sources: only their training part is used for training
+    "vitaminc-real": (
+        "vitaminc",
+        ("TalSchuster+talschuster.github.io/vitaminc_real",),
+        "VitaminC real-revision test split, 75% of pages: CC BY-SA 3.0 (Wikipedia)",
+    ),
+    "vitaminc-synthetic": (
+        "vitaminc",
+        ("TalSchuster+talschuster.github.io/vitaminc_synthetic",),
+        "VitaminC synthetic test split, 75% of pages: CC BY-SA 3.0 (Wikipedia / FEVER)",
+    ),
     "mnli-dev-train-half": ("jsonl", (f"{GNLI}/mnli/dev.jsonl",), "MultiNLI dev-matched: OANC"),
     "breaking-nli-train": (
         "jsonl",
@@ -381,6 +407,11 @@ class Splits:
     train: dict[str, list[NLIExample]]
     eval: dict[str, list[NLIExample]]
     dropped_overlap: int = 0
+    #: topic groups (sentences on one subject: a VitaminC page, a Climate-FEVER evidence set)
+    #: from training sources only, for the generated "related but different" / question pairs
+    train_groups: dict[str, list[str]] = field(default_factory=dict)
+    #: the same from held-out sources only (VitaminC held-out pages, ANLI dev paragraphs)
+    eval_groups: dict[str, list[str]] = field(default_factory=dict)
 
     def train_examples(self) -> list[NLIExample]:
         return [ex for exs in self.train.values() for ex in exs]
@@ -412,6 +443,7 @@ def build_splits(
     *,
     mnli_heldout_frac: float = 0.5,
     breaking_heldout_frac: float = 0.3,
+    vitaminc_heldout_frac: float = 0.25,
     include: Iterable[str] | None = None,
 ) -> Splits:
     """Load every source and return the training sources and the evaluation sets.
@@ -436,6 +468,17 @@ def build_splits(
     for name, (kind, rel) in EVAL_FILES.items():
         if (root / rel).exists():
             evals[name] = _load(kind, root, [rel], name)
+    vitc_train: dict[str, list[GroupedExample]] = {}
+    vitc_held: dict[str, list[GroupedExample]] = {}
+    for name, rel in VITAMINC_FILES.items():
+        if (root / rel).is_dir():
+            vitc_train[name], vitc_held[name] = split_grouped(
+                load_vitaminc(root / rel, source=name), "vitc", vitaminc_heldout_frac
+            )
+    if "vitaminc-real" in vitc_held:
+        evals["vitaminc-heldout"] = [r.example for r in vitc_held["vitaminc-real"]]
+    if "vitaminc-synthetic" in vitc_held:
+        evals["vitaminc-syn-heldout"] = [r.example for r in vitc_held["vitaminc-synthetic"]]
 
     banned: set[str] = set()
     for exs in evals.values():
@@ -450,6 +493,10 @@ def build_splits(
             continue
         if name == "mnli-dev-train-half":
             exs = [NLIExample(e.premise, e.hypothesis, e.label, name) for e in mnli_train]
+        elif name in VITAMINC_FILES:
+            if name not in vitc_train:
+                continue
+            exs = [r.example for r in vitc_train[name]]
         elif name == "breaking-nli-train":
             exs = [NLIExample(e.premise, e.hypothesis, e.label, name) for e in brk_train]
         else:
@@ -469,7 +516,32 @@ def build_splits(
                 seen.add(k)
                 uniq.append(e)
         train[name] = uniq
-    return Splits(train=train, eval=evals, dropped_overlap=dropped)
+
+    def clean(groups: dict[str, list[str]]) -> dict[str, list[str]]:
+        kept = {k: [t for t in v if _key(t) not in banned] for k, v in groups.items()}
+        return {k: v for k, v in kept.items() if len(v) >= 2}
+
+    train_groups: dict[str, list[str]] = {}
+    for name, recs in vitc_train.items():
+        train_groups.update({f"{name}:{k}": v for k, v in topic_groups(recs).items()})
+    cf = root / TRAIN_SOURCES["climate-fever"][1][0]
+    if cf.exists():
+        train_groups.update(climate_fever_groups(cf))
+    eval_groups: dict[str, list[str]] = {}
+    if "vitaminc-real" in vitc_held:
+        held_groups = topic_groups(vitc_held["vitaminc-real"])
+        eval_groups.update({f"vitaminc:{k}": v for k, v in held_groups.items()})
+    for ex in evals.get("anli-dev", []):
+        sents = split_sentences(ex.premise)
+        if len(sents) >= 2:
+            eval_groups.setdefault(f"anli:{_key(ex.premise)[:80]}", sents)
+    return Splits(
+        train=train,
+        eval=evals,
+        dropped_overlap=dropped,
+        train_groups=clean(train_groups),
+        eval_groups=eval_groups,
+    )
 
 
 def sample(exs: list[NLIExample], n: int, seed: int) -> list[NLIExample]:
@@ -485,3 +557,220 @@ def iter_label_counts(exs: Iterable[NLIExample]) -> Iterator[tuple[str, int]]:
     for e in exs:
         counts[e.label] += 1
     yield from zip(LABELS, counts, strict=True)
+
+
+# ----------------------------------------------------------------------------- NLI v2 parts
+# VitaminC (Schuster et al. 2021), the published *test* splits in
+# ``TalSchuster+talschuster.github.io``: gzip jsonl ``{premise, hypothesis, label}`` plus a
+# line-aligned ``test.ids.tsv.gz`` sidecar with ``case_id`` and ``page``. A case (one claim with
+# its before/after evidence revisions) never spans two pages, so the split groups by *page*:
+# every case, and every other sentence of the same article, falls on one side. The held-out
+# pages are never trained on; the "related but different" and question pairs of the training
+# mix are built from training pages only.
+VITAMINC = "TalSchuster+talschuster.github.io"
+VITAMINC_FILES: dict[str, str] = {
+    "vitaminc-real": f"{VITAMINC}/vitaminc_real",
+    "vitaminc-synthetic": f"{VITAMINC}/vitaminc_synthetic",
+}
+
+
+@dataclass(frozen=True)
+class GroupedExample:
+    """An :class:`NLIExample` with the case and topic (page) it belongs to."""
+
+    example: NLIExample
+    case_id: str
+    page: str
+
+
+def _open_text(path: Path) -> Iterator[str]:
+    import gzip
+
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as fh:  # type: ignore[operator]
+        yield from fh
+
+
+def load_vitaminc(folder: str | Path, source: str = "vitaminc") -> list[GroupedExample]:
+    """Read a VitaminC folder (``test.jsonl[.gz]`` + ``test.ids.tsv[.gz]``) with case and page.
+
+    Rows whose label has no 3-way meaning are skipped; U+FFFD (a lost non-breaking space in the
+    source) becomes a space; FEVER tokenization is undone by :func:`normalize_text`.
+    """
+    folder = Path(folder)
+
+    def pick(stem: str) -> Path:
+        for name in (f"{stem}.gz", stem):
+            if (folder / name).exists():
+                return folder / name
+        raise FileNotFoundError(folder / stem)
+
+    rows = [json.loads(line) for line in _open_text(pick("test.jsonl")) if line.strip()]
+    ids = [line.rstrip("\n").split("\t") for line in _open_text(pick("test.ids.tsv"))]
+    header = [c.strip().lower() for c in ids[0]]
+    ic, ip = header.index("case_id"), header.index("page")
+    ids = [r for r in ids[1:] if len(r) > max(ic, ip)]
+    if len(ids) != len(rows):
+        raise ValueError(f"{folder}: {len(rows)} rows but {len(ids)} id lines")
+    out: list[GroupedExample] = []
+    for rec, meta in zip(rows, ids, strict=True):
+        ex = _make(
+            str(rec.get("premise", "")).replace("\ufffd", " "),
+            str(rec.get("hypothesis", "")).replace("\ufffd", " "),
+            rec.get("label"),
+            source,
+        )
+        if ex is not None:
+            out.append(GroupedExample(ex, meta[ic], normalize_text(meta[ip])))
+    return out
+
+
+def split_grouped(
+    recs: Iterable[GroupedExample], salt: str, heldout_frac: float
+) -> tuple[list[GroupedExample], list[GroupedExample]]:
+    """(train, held-out) by a salted hash of the page: no page, hence no case, is on both sides."""
+    train: list[GroupedExample] = []
+    held: list[GroupedExample] = []
+    for r in recs:
+        (held if _in_half(r.page, salt, heldout_frac) else train).append(r)
+    return train, held
+
+
+def topic_groups(recs: Iterable[GroupedExample]) -> dict[str, list[str]]:
+    """Distinct evidence sentences (premises) per page, in file order."""
+    groups: dict[str, dict[str, None]] = {}
+    for r in recs:
+        groups.setdefault(r.page, {}).setdefault(r.example.premise)
+    return {k: list(v) for k, v in groups.items()}
+
+
+def climate_fever_groups(path: str | Path) -> dict[str, list[str]]:
+    """Climate-FEVER: the distinct evidence sentences of each claim's evidence set."""
+    out: dict[str, list[str]] = {}
+    for line in _open_text(Path(path)):
+        if not line.strip():
+            continue
+        rec = json.loads(line)
+        sents: dict[str, None] = {}
+        for ev in rec.get("evidences", []):
+            t = normalize_text(str(ev.get("evidence") or ""))
+            if t:
+                sents.setdefault(t)
+        if len(sents) >= 2:
+            out[f"cf:{rec.get('claim_id', len(out))}"] = list(sents)
+    return out
+
+
+_STOPWORDS = frozenset(
+    """a an the and or but of in on at to for from by with as is are was were be been being has
+    have had do does did not no it its this that these those he she they we you i his her their
+    our your which who whom what when where why how than then there here also into about over
+    after before during between under more most such can could would should will may might must
+    s one two three""".split()
+)
+
+
+def content_words(text: str) -> set[str]:
+    """Lower-cased content words and numbers of a sentence (stopwords dropped)."""
+    return {w for w in _key(text).split() if w not in _STOPWORDS and (len(w) > 2 or w.isdigit())}
+
+
+def overlap(a: str, b: str) -> float:
+    """Shared content words over the smaller sentence's content words (0 when one is empty)."""
+    ca, cb = content_words(a), content_words(b)
+    if not ca or not cb:
+        return 0.0
+    return len(ca & cb) / min(len(ca), len(cb))
+
+
+def _same_frame(a: str, b: str) -> bool:
+    """True when two sentences look like revisions of one statement (same words, other numbers):
+    the VitaminC pages hold several revisions of one sentence, which may well contradict."""
+    wa = [w for w in _key(a).split() if not w[0].isdigit()]
+    wb = [w for w in _key(b).split() if not w[0].isdigit()]
+    if not wa or not wb:
+        return False
+    sa, sb = set(wa), set(wb)
+    return len(sa & sb) / len(sa | sb) >= 0.5
+
+
+def related_neutral_pairs(
+    groups: dict[str, list[str]],
+    n: int,
+    seed: int,
+    *,
+    max_overlap: float = 0.4,
+    min_words: int = 5,
+    max_words: int = 60,
+    source: str = "related-neutral",
+) -> list[NLIExample]:
+    """``n`` neutral pairs of two *different* sentences on one topic (same evidence set, same
+    page): they share the subject but state different facts, so neither entails or contradicts
+    the other. Pairs that overlap too much (``overlap > max_overlap``) or look like two
+    revisions of one sentence are skipped, since those may genuinely conflict.
+    Groups are visited round-robin in a seeded order, so no single page dominates."""
+    rng = random.Random(seed)
+    keys = [k for k, v in groups.items() if len(v) >= 2]
+    rng.shuffle(keys)
+    pools = {k: [s for s in groups[k] if min_words <= len(s.split()) <= max_words] for k in keys}
+    keys = [k for k in keys if len(pools[k]) >= 2]
+    out: list[NLIExample] = []
+    seen: set[tuple[str, str]] = set()
+    rounds = 0
+    while len(out) < n and keys and rounds < 50:
+        rounds += 1
+        added = 0
+        for k in keys:
+            if len(out) >= n:
+                break
+            pool = pools[k]
+            for _ in range(3):
+                a, b = rng.sample(pool, 2)
+                if (a, b) in seen or (b, a) in seen:
+                    continue
+                if overlap(a, b) > max_overlap or _same_frame(a, b):
+                    continue
+                seen.add((a, b))
+                out.append(NLIExample(a, b, 1, source))
+                added += 1
+                break
+        if not added:
+            break
+    return out
+
+
+def reverse_entailment_pairs(
+    exs: Iterable[NLIExample],
+    n: int,
+    seed: int,
+    *,
+    paraphrase_overlap: float = 0.8,
+    source: str = "reverse-entail",
+) -> list[NLIExample]:
+    """The reverse of entailment pairs (hypothesis as premise). Contradiction is symmetric, so
+    the reverse of an entailment is never a contradiction: it is entailment when the two
+    sentences are near paraphrases (each covers ``paraphrase_overlap`` of the other's content
+    words, similar length) and neutral otherwise (the premise added detail)."""
+    cands = [e for e in exs if e.label == 0 and e.premise != e.hypothesis]
+    out: list[NLIExample] = []
+    for e in sample(cands, min(n, len(cands)), seed):
+        cp, ch = content_words(e.premise), content_words(e.hypothesis)
+        if not cp or not ch:
+            continue
+        both = len(cp & ch)
+        lp, lh = len(e.premise.split()), len(e.hypothesis.split())
+        para = (
+            min(len(cp), len(ch)) >= 3
+            and both / len(cp) >= paraphrase_overlap
+            and both / len(ch) >= paraphrase_overlap
+            and min(lp, lh) / max(lp, lh) >= 0.75
+        )
+        out.append(
+            NLIExample(
+                e.hypothesis,
+                e.premise,
+                0 if para else 1,
+                f"{source}:{'paraphrase' if para else 'added_detail'}",
+            )
+        )
+    return out

@@ -8,6 +8,13 @@ Sets (built by :func:`build_eval_sets` from :func:`mirage_core.training.data.bui
   sentences only (MNLI held-out half, SNLI dev, ConjNLI dev, ANLI dev premises): one minimal
   factual edit (contradiction), one entailing rewrite and one unrelated (neutral) pair per
   sentence;
+* ``compatible`` — pairs that must *not* come out contradiction, from held-out sources only
+  (MNLI held-out half, SNLI dev, VitaminC held-out pages, ANLI dev paragraphs, the held-out
+  sentences of ``minimal-edit``): entailment pairs in both directions, VitaminC SUPPORTS pairs
+  in both directions, rule paraphrases, two different sentences of one page / paragraph
+  ("related but different"), and a question against a statement on the same topic (same fact,
+  another fact, or an edited fact); see :func:`compatible_set` and :func:`compatible_metrics`;
+* ``vitaminc-heldout`` — VitaminC real-revision pairs of the held-out pages (3-way);
 * ``breaking-heldout``, ``snli-dev``, ``conjnli-dev``, ``anli-dev`` — extra context.
 
 torch / transformers are imported inside functions only.
@@ -28,6 +35,8 @@ from mirage_core.training.data import LABELS, NLIExample, Splits, sample
 __all__ = [
     "build_eval_sets",
     "classification_metrics",
+    "compatible_metrics",
+    "compatible_set",
     "format_table",
     "minimal_edit_metrics",
     "predict",
@@ -120,12 +129,90 @@ def minimal_edit_metrics(examples: Sequence[NLIExample], probs: np.ndarray) -> d
     return res
 
 
+def compatible_metrics(examples: Sequence[NLIExample], probs: np.ndarray) -> dict[str, Any]:
+    """False-contradiction rates on pairs none of which is a contradiction: the share whose
+    argmax is contradiction and the share with p_contra >= 0.5, overall and per kind."""
+    res = classification_metrics([e.label for e in examples], probs)
+    pred = probs.argmax(axis=1)
+    pc = probs[:, 2]
+    res["false_contra"] = float((pred == 2).mean()) if len(pred) else float("nan")
+    res["false_contra_p50"] = float((pc >= 0.5).mean()) if len(pc) else float("nan")
+    res["mean_p_contra"] = float(pc.mean()) if len(pc) else float("nan")
+    per_kind: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    for e, p, c in zip(examples, pred, pc, strict=True):
+        kind = e.source.split(":", 1)[1] if ":" in e.source else e.source
+        per_kind[kind][0] += int(p == 2)
+        per_kind[kind][1] += int(c >= 0.5)
+        per_kind[kind][2] += 1
+    res["false_contra_by_kind"] = {
+        k: (v[0] / v[2], v[1] / v[2], v[2]) for k, v in sorted(per_kind.items())
+    }
+    return res
+
+
+def compatible_set(
+    splits: Splits, *, seed: int = 13, per_kind: int = 300, source: str = "compatible"
+) -> list[NLIExample]:
+    """Held-out pairs that agree or speak of different facts (none is a contradiction).
+
+    Kinds (``source`` is ``compatible:<kind>``; gold label 0 or 1, only "not contradiction"
+    is scored): ``entail`` / ``entail-reversed`` (MNLI held-out half and SNLI dev entailment
+    pairs, and the two sentences swapped: the reverse of an entailment cannot contradict),
+    ``vitaminc-supports`` / ``vitaminc-supports-reversed`` (held-out pages), ``paraphrase``
+    (rule paraphrases of held-out sentences, both orders), ``related-different`` (two
+    different sentences of one held-out VitaminC page or ANLI dev paragraph), ``question-same``
+    / ``question-related`` / ``question-edited`` (a question and a statement on one topic).
+    Everything comes from sources that neither v1 nor v2 trained on."""
+    from mirage_core.training.augment import Augmenter, paraphrase_pairs, question_pairs
+    from mirage_core.training.data import related_neutral_pairs
+
+    out: list[NLIExample] = []
+
+    def tag(exs: Sequence[NLIExample], kind: str) -> list[NLIExample]:
+        return [NLIExample(e.premise, e.hypothesis, e.label, f"{source}:{kind}") for e in exs]
+
+    ent = [
+        e
+        for name in ("mnli-heldout", "snli-dev")
+        for e in splits.eval.get(name, [])
+        if e.label == 0 and e.premise != e.hypothesis
+    ]
+    fwd = sample(ent, per_kind, seed)
+    taken = set(fwd)
+    rev_pool = [e for e in ent if e not in taken]
+    rev = sample(rev_pool, per_kind, seed + 1)
+    out += tag(fwd, "entail")
+    out += tag([NLIExample(e.hypothesis, e.premise, 1) for e in rev], "entail-reversed")
+    sup = [e for e in splits.eval.get("vitaminc-heldout", []) if e.label == 0]
+    sup_f = sample(sup, per_kind, seed + 2)
+    taken = set(sup_f)
+    sup_r = sample([e for e in sup if e not in taken], per_kind, seed + 3)
+    out += tag(sup_f, "vitaminc-supports")
+    out += tag(
+        [NLIExample(e.hypothesis, e.premise, 1) for e in sup_r], "vitaminc-supports-reversed"
+    )
+    held = splits.heldout_sentences() + [
+        s for k, v in splits.eval_groups.items() if k.startswith("vitaminc:") for s in v
+    ]
+    out += tag(paraphrase_pairs(held, per_kind, seed + 4), "paraphrase")
+    out += tag(related_neutral_pairs(splits.eval_groups, per_kind, seed + 5), "related-different")
+    aug = Augmenter(held)
+    qs = question_pairs(splits.eval_groups, 3 * per_kind, seed + 6, augmenter=aug)
+    out += [
+        NLIExample(e.premise, e.hypothesis, 1, f"{source}:question-{e.source.split(':', 1)[1]}")
+        for e in qs
+    ]
+    return out
+
+
 def build_eval_sets(
     splits: Splits,
     *,
     seed: int = 13,
     snli_dev_n: int = 3000,
     minimal_edit_sentences: int = 1500,
+    compatible_per_kind: int = 300,
+    vitaminc_n: int = 3000,
     anli_n: int = 0,
     names: Sequence[str] | None = None,
 ) -> dict[str, list[NLIExample]]:
@@ -145,6 +232,10 @@ def build_eval_sets(
     if ok("minimal-edit"):
         aug = Augmenter(splits.heldout_sentences())
         sets["minimal-edit"] = aug.minimal_edit_set(minimal_edit_sentences, seed=seed)
+    if ok("compatible"):
+        sets["compatible"] = compatible_set(splits, seed=seed, per_kind=compatible_per_kind)
+    if ok("vitaminc-heldout") and "vitaminc-heldout" in splits.eval:
+        sets["vitaminc-heldout"] = sample(splits.eval["vitaminc-heldout"], vitaminc_n, seed)
     if ok("breaking-heldout"):
         sets["breaking-heldout"] = splits.eval["breaking-heldout"]
     if ok("snli-dev") and "snli-dev" in splits.eval:
@@ -196,6 +287,8 @@ def run_evaluation(
         dt = time.perf_counter() - t0
         if name == "minimal-edit":
             res = minimal_edit_metrics(exs, probs)
+        elif name == "compatible":
+            res = compatible_metrics(exs, probs)
         else:
             res = classification_metrics([e.label for e in exs], probs)
         res["seconds"] = dt
@@ -282,6 +375,20 @@ def format_table(results: dict[str, dict[str, Any]], title: str = "") -> str:
             "  contradiction recall by edit kind: "
             + ", ".join(
                 f"{k} {100 * v[0]:.1f}% (n={v[1]})" for k, v in me["contra_recall_by_kind"].items()
+            )
+        )
+    co = results.get("compatible")
+    if co:
+        lines.append(
+            f"compatible pairs: false contradictions (argmax) {_pct(co['false_contra']).strip()}%"
+            f"  p_contra>=0.5 {_pct(co['false_contra_p50']).strip()}%"
+            f"  mean p_contra {co['mean_p_contra']:.3f}"
+        )
+        lines.append(
+            "  by kind (argmax / p>=0.5): "
+            + ", ".join(
+                f"{k} {100 * v[0]:.1f}/{100 * v[1]:.1f}% (n={v[2]})"
+                for k, v in co["false_contra_by_kind"].items()
             )
         )
     return "\n".join(lines)

