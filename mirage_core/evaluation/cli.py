@@ -17,7 +17,11 @@ from typing import Any
 __all__ = ["register"]
 
 _FAMILIES = ("unambiguous", "conflicting", "misleading", "fabricated")
-_DATASET_HELP = "gpe, poisonedrag-nq, poisonedrag-hotpotqa, or a JSONL file of {query, passages[, answer, incorrect_answer]} rows"
+_DATASET_HELP = (
+    "gpe, poisonedrag-nq, poisonedrag-hotpotqa (adaptive poisons: add :paraphrase, :synonym or "
+    ":dispersed, e.g. poisonedrag-nq:dispersed), or a JSONL file of {query, passages[, answer, "
+    "incorrect_answer]} rows"
+)
 
 
 def _comma_list(convert: Any, what: str) -> Any:
@@ -150,7 +154,8 @@ def register(subparsers: Any) -> None:
         type=_names,
         default=None,
         help="comma-separated subset of no_rag,vanilla_rag,mirage,mirage_no_contradiction_gate,"
-        "mirage_no_diversity_gate,mirage_paper (default: all)",
+        "mirage_no_diversity_gate,mirage_paper,ragdefender (default: all but the ragdefender "
+        "baseline, which needs scikit-learn: pip install 'mirage-rag[bench]')",
     )
     b.add_argument(
         "--shared-cache",
@@ -504,14 +509,19 @@ def _pc(x: float | None) -> str:
 
 def _run_bench(args: argparse.Namespace) -> int:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    from mirage_core.evaluation.harness import SYSTEMS, generate_answers, run_benchmark
+    from mirage_core.evaluation.harness import (
+        ALL_SYSTEMS,
+        SYSTEMS,
+        generate_answers,
+        run_benchmark,
+    )
     from mirage_core.evaluation.report import family_table, latency_table, main_table, write_report
 
     config = _config(args)
     systems = args.systems or list(SYSTEMS)
-    unknown = [s for s in systems if s not in SYSTEMS]
+    unknown = [s for s in systems if s not in ALL_SYSTEMS]
     if unknown:
-        raise ValueError(f"unknown systems {unknown}; expected some of {list(SYSTEMS)}")
+        raise ValueError(f"unknown systems {unknown}; expected some of {list(ALL_SYSTEMS)}")
     dataset = _load(args)
     nli = _nli(args)
     llm = _llm(args.llm) if args.llm else None

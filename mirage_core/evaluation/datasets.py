@@ -354,14 +354,31 @@ def load_poisonedrag(
     *,
     limit: int | None = None,
     seed: int | str = 0,
+    adaptive: str | None = None,
 ) -> Dataset:
     """PoisonedRAG ``nq`` or ``hotpotqa``: gold passage and five coordinated poisons per query.
 
     Every passage is its own publisher (``publisher-<j>.example``, ``j`` shuffled so the
     domain gives nothing away): the attacker is assumed to control five independent sources,
     the hardest case for a consistency defense.
+
+    ``adaptive`` (``"paraphrase"``, ``"synonym"`` or ``"dispersed"``; also written
+    ``name="nq:dispersed"``) rewrites the five poisons offline and seeded, keeping the incorrect
+    answer and never adding the correct one (:mod:`mirage_core.evaluation.adaptive`).
     """
     name = name.lower().removeprefix("poisonedrag-")
+    if ":" in name:
+        name, _, suffix = name.partition(":")
+        if adaptive is not None and adaptive != suffix:
+            raise ValueError(f"adaptive={adaptive!r} conflicts with the name suffix {suffix!r}")
+        adaptive = suffix or None
+    if adaptive is not None:
+        from mirage_core.evaluation.adaptive import ADAPTIVE, adapt_poisons
+
+        if adaptive not in ADAPTIVE:
+            raise ValueError(
+                f"unknown adaptive poison {adaptive!r}; expected one of {list(ADAPTIVE)}"
+            )
     if name not in ("nq", "hotpotqa"):
         raise ValueError(f"poisonedrag set must be 'nq' or 'hotpotqa', got {name!r}")
     folder = Path(root) if root is not None else find_data_dir() / "poisonedrag"  # type: ignore[operator]
@@ -377,6 +394,16 @@ def load_poisonedrag(
         qid = str(q["id"])
         gold_text = golden[idx].strip()
         poisons = list(adv.get(qid, {}).get("adv_texts") or [])
+        if adaptive is not None:
+            poisons = adapt_poisons(
+                poisons,
+                str(q["question"]),
+                str(q["incorrect answer"]),
+                (str(q["correct answer"]),),
+                kind=adaptive,
+                seed=seed,
+                key=qid,
+            )
         rng = rng_for(seed, "poisonedrag", qid)
         publishers = list(range(len(poisons) + 1))
         rng.shuffle(publishers)
@@ -401,13 +428,23 @@ def load_poisonedrag(
             instances.append(
                 Instance(qid, str(q["question"]), regime, family, items, correct, incorrect)
             )
+    adaptive_note = {
+        None: "",
+        "paraphrase": " Poisons paraphrased (sentence reorder, clause rewrites; rule-based, seeded).",
+        "synonym": " Poisons synonym-substituted (built-in table, query words kept; seeded).",
+        "dispersed": (
+            " Poisons dispersed: the same incorrect answer framed differently in each (news "
+            "report, Q&A snippet, encyclopedic line, list entry, quote; rule-based, seeded)."
+        ),
+    }[adaptive]
     return Dataset(
-        name=f"poisonedrag-{name}",
+        name=f"poisonedrag-{name}" + (f":{adaptive}" if adaptive else ""),
         instances=instances,
         description=(
             f"PoisonedRAG {name.upper() if name == 'nq' else 'HotpotQA'} (MIT; PoisonedRAG adversarial "
             "passages, RAGDefender gold passages): one gold passage and five LLM-written passages "
             "that all push the same incorrect answer. Each passage counts as its own publisher."
+            + adaptive_note
         ),
         regimes={
             "clean": "the gold passage only (k = 1)",
@@ -419,7 +456,7 @@ def load_poisonedrag(
         qa=True,
         n_queries=len(chosen),
         n_available=len(queries),
-        settings={"limit": limit, "seed": seed, "folder": str(folder)},
+        settings={"limit": limit, "seed": seed, "folder": str(folder), "adaptive": adaptive},
     )
 
 
@@ -570,15 +607,21 @@ def load_jsonl(
 def load_dataset(
     spec: str | Path, *, limit: int | None = None, seed: int | str = 0, **kwargs: Any
 ) -> Dataset:
-    """``gpe``, ``poisonedrag-nq``, ``poisonedrag-hotpotqa`` or the path of a JSONL file."""
+    """``gpe``, ``poisonedrag-nq``, ``poisonedrag-hotpotqa`` (with an optional adaptive-poison
+    suffix ``:paraphrase``, ``:synonym`` or ``:dispersed``) or the path of a JSONL file."""
     name = str(spec)
     low = name.lower()
     if low in ("gpe", "gpe-eval"):
         return load_gpe(limit=limit, seed=seed, **kwargs)
-    if low in ("poisonedrag-nq", "poisonedrag-hotpotqa", "nq", "hotpotqa"):
+    base = low.partition(":")[0]
+    if (
+        base in ("poisonedrag-nq", "poisonedrag-hotpotqa", "nq", "hotpotqa")
+        and not Path(name).is_file()
+    ):
         return load_poisonedrag(low, limit=limit, seed=seed, **kwargs)
     if Path(name).is_file():
         return load_jsonl(name, limit=limit, seed=seed, **kwargs)
     raise ValueError(
-        f"unknown dataset {name!r}: expected gpe, poisonedrag-nq, poisonedrag-hotpotqa or a JSONL file"
+        f"unknown dataset {name!r}: expected gpe, poisonedrag-nq, poisonedrag-hotpotqa "
+        "(optionally :paraphrase, :synonym or :dispersed) or a JSONL file"
     )

@@ -9,7 +9,11 @@ values in one run:
 - ``mirage_no_contradiction_gate`` — the same with ``r_max = 1.0`` (ablation; other blocking
   rules of the config, such as ``block_on_tie``, stay on);
 - ``mirage_no_diversity_gate`` — the same with ``d_min = 1`` (ablation);
-- ``mirage_paper`` — :meth:`MirageConfig.paper` (the method exactly as published).
+- ``mirage_paper`` — :meth:`MirageConfig.paper` (the method exactly as published);
+- ``ragdefender`` (opt-in, :data:`BASELINES`) — the RAGDefender filter (ACSAC 2025,
+  :mod:`mirage_core.evaluation.baselines.ragdefender`): the passages it keeps reach the
+  generator whole (decision ``all``; ``none`` when it removes every passage); the task type
+  follows the dataset (multi-hop for HotpotQA, single-hop otherwise) unless given.
 
 The NLI backend is shared: the ablations and the paper variant re-score pairs the main system
 already scored from the backend's pair cache.
@@ -52,6 +56,7 @@ from mirage_core.verdict import Verdict
 
 __all__ = [
     "ALL_SYSTEMS",
+    "BASELINES",
     "SYSTEMS",
     "BenchResult",
     "InstanceRecord",
@@ -73,7 +78,9 @@ SYSTEMS: tuple[str, ...] = (
     "mirage_no_diversity_gate",
     "mirage_paper",
 )
-ALL_SYSTEMS = SYSTEMS
+#: Peer defenses, run only when asked for (they need scikit-learn and the embedder).
+BASELINES: tuple[str, ...] = ("ragdefender",)
+ALL_SYSTEMS: tuple[str, ...] = (*SYSTEMS, *BASELINES)
 MIRAGE_SYSTEMS = tuple(s for s in SYSTEMS if s.startswith("mirage"))
 
 
@@ -91,8 +98,8 @@ def system_configs(
             out[name] = config.replace(d_min=1)
         elif name == "mirage_paper":
             out[name] = MirageConfig.paper()
-        elif name not in ("no_rag", "vanilla_rag"):
-            raise ValueError(f"unknown system {name!r}; expected some of {list(SYSTEMS)}")
+        elif name not in ("no_rag", "vanilla_rag", *BASELINES):
+            raise ValueError(f"unknown system {name!r}; expected some of {list(ALL_SYSTEMS)}")
     return out
 
 
@@ -158,6 +165,7 @@ class Route:
     answer: str | None = None
     answer_correct: bool | None = None
     answer_incorrect: bool | None = None
+    kept_passages: tuple[int, ...] | None = None  # filters (ragdefender): passages delivered
 
     @property
     def passed(self) -> bool:
@@ -184,6 +192,8 @@ class Route:
                 d[key] = value
         if self.latency_s is not None:
             d["latency_ms"] = round(self.latency_s * 1000, 3)
+        if self.kept_passages is not None:
+            d["kept_passages"] = list(self.kept_passages)
         return d
 
 
@@ -306,6 +316,7 @@ def run_benchmark(
     embedder: Any = None,
     progress: Callable[[int], None] | None = None,
     settings: Mapping[str, Any] | None = None,
+    ragdefender_task: str | None = None,
 ) -> BenchResult:
     """Run ``systems`` on every instance of ``dataset`` (see the module docstring).
 
@@ -319,12 +330,22 @@ def run_benchmark(
         embedder: sentence embedder shared by the systems whose config needs one
             (``independence="embedding"`` or ``paraphrase_pairs``); default: the packaged one.
         progress: called with the number of instances finished after each batch.
+        ragdefender_task: ``"single_hop"`` or ``"multi_hop"`` for the ``ragdefender`` system
+            (default: multi-hop for a dataset named like HotpotQA, single-hop otherwise).
     """
     config = config or MirageConfig()
     systems = list(dict.fromkeys(systems))
     configs = system_configs(config, systems)
-    if embedder is None and any(_needs_embedder(c) for c in [config, *configs.values()]):
+    if embedder is None and (
+        any(_needs_embedder(c) for c in [config, *configs.values()]) or "ragdefender" in systems
+    ):
         embedder = Mirage(config, nli=nli).embedder  # the packaged one, loaded once for all
+    defender = None
+    if "ragdefender" in systems:
+        from mirage_core.evaluation.baselines.ragdefender import RAGDefender, task_type_for
+
+        ragdefender_task = ragdefender_task or task_type_for(dataset.name)
+        defender = RAGDefender(embedder, task_type=ragdefender_task)
     engines = {name: Mirage(cfg, nli=nli, embedder=embedder) for name, cfg in configs.items()}
     # The reference run defines the claims and their labels; it is `mirage` when present.
     ref_name = "mirage" if "mirage" in engines else None
@@ -374,6 +395,9 @@ def run_benchmark(
                         rec.routes[name] = _route(
                             decision, range(len(ref.claims)), polluted, corr, inst, full_text
                         )
+                    elif name == "ragdefender":
+                        assert defender is not None
+                        rec.routes[name] = _filter_route(defender, inst, ref, polluted, corr)
                     else:
                         v = verdicts[name][j]
                         if [c.text for c in v.claims] != [c.text for c in ref.claims]:
@@ -419,6 +443,29 @@ def run_benchmark(
         records=records,
         nli_stats=nli_stats,
         wall_s=wall,
+    )
+
+
+def _filter_route(
+    defender: Any, inst: Instance, ref: Verdict, polluted: np.ndarray, corr: np.ndarray
+) -> Route:
+    """A filter baseline's route: the claims of the passages it keeps, delivered unverified."""
+    texts = [p.text for p in inst.passages]
+    t0 = time.perf_counter()
+    out = defender.filter(inst.query, texts)
+    elapsed = time.perf_counter() - t0
+    kept = set(out.kept)
+    delivered = [i for i, c in enumerate(ref.claims) if c.passage_index in kept]
+    return _route(
+        "all" if out.kept else "none",
+        delivered,
+        polluted,
+        corr,
+        inst,
+        " ".join(texts[i] for i in out.kept),
+        latency_s=elapsed,
+        reason=f"{out.task_type}: N_adv={out.n_adv}, removed passages {list(out.removed)}",
+        kept_passages=tuple(out.kept),
     )
 
 
@@ -529,6 +576,12 @@ def _prompt(record: InstanceRecord, system: str) -> str:
         return VANILLA_PROMPT.format(documents=docs, question=record.query)
     if system == "no_rag":
         return FALLBACK_PROMPT.format(question=record.query)
+    route = record.routes.get(system)
+    if route is not None and route.kept_passages is not None:  # a filter baseline
+        if not route.kept_passages:
+            return FALLBACK_PROMPT.format(question=record.query)
+        docs = "\n".join(f"[{i}] {record.passage_texts[i]}" for i in route.kept_passages)
+        return VANILLA_PROMPT.format(documents=docs, question=record.query)
     return render_prompt(record.query, record.verdicts.get(system))
 
 

@@ -25,6 +25,7 @@ SYSTEM_LABELS = {
     "mirage_no_contradiction_gate": "mirage − contradiction gate",
     "mirage_no_diversity_gate": "mirage − diversity gate",
     "mirage_paper": "mirage (paper config)",
+    "ragdefender": "RAGDefender",
 }
 REGIME_ORDER = ("clean", "mixed", "full")
 

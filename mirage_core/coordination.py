@@ -1,0 +1,372 @@
+"""Coordination signals: tell planted copies of one falsehood from honest coverage of one story.
+
+Passage cosine alone cannot do it: honest outlets covering one story are as close in embedding
+space as PoisonedRAG's planted passages (README, "Source independence"). Planted passages differ
+from honest coverage in *how* they resemble each other, and four signals measure that, each on
+passages of *different* publishers (one publisher is one source anyway):
+
+- ``lexical`` — shared word 3-grams outside the query's own words (containment of the smaller
+  passage's shingles). Syndicated copies and templated poisons share phrasing; honest outlets
+  share facts and the query's words, not sentences.
+- ``concentration`` — share of a passage's content tokens that restate the query or repeat what
+  at least half of the group says (RAGDefender's TF-IDF top-term concentration is one form).
+  A planted passage restates the question and asserts one answer with little else.
+- ``novelty`` — share of a passage's content tokens found neither in the query nor in any other
+  passage of the group. Honest coverage brings facts of its own; planted text repeats one
+  (low novelty is the suspicious side).
+- ``tightness`` — robust z of the group's mean cosine against the query's other passage pairs
+  (as :func:`mirage_core.independence.coordination_report`); needs embeddings and passages
+  outside the group.
+
+Candidate groups are the passages that share one content token outside the query, across at
+least ``min_publishers`` publishers: the answer a planted group pushes is such a token (it must
+appear verbatim to be an answer), so no similarity threshold decides who is grouped, and a
+rewording attack that keeps the answer keeps the group. Each candidate is scored on every signal;
+:class:`CoordinationModel` standardizes them against honest coverage (median / MAD) and flags a
+group whose mean standardized score reaches its threshold. Everything is deterministic, numpy
+only, and every flagged group says which signals tied which passages (:meth:`GroupSignals.explain`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from mirage_core.claims import STOPWORDS, content_tokens
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "SIGNALS",
+    "CoordinationModel",
+    "GroupSignals",
+    "candidate_groups",
+    "detect_coordination",
+    "evidence_profile",
+    "group_signals",
+    "lexical_matrix",
+    "shingles",
+]
+
+#: Signal names, each oriented so that *higher* means "more like planted copies" once
+#: standardized (novelty enters negated).
+SIGNALS: tuple[str, ...] = ("lexical", "concentration", "novelty", "tightness", "cosine")
+
+_WORD = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_][^\W_]*(?:['’][^\W\d_]+)?")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def _words(text: str) -> list[str]:
+    """Ordered lowercase word tokens (numbers normalized like :func:`content_tokens`)."""
+    low = unicodedata.normalize("NFKC", text).lower()
+    out = []
+    for m in _WORD.finditer(low):
+        tok = m.group(0).replace("’", "'")
+        out.append(tok.replace(",", "") if _NUMBER.fullmatch(tok) else tok)
+    return out
+
+
+def shingles(text: str, query_words: frozenset[str], n: int = 3) -> frozenset[tuple[str, ...]]:
+    """Word ``n``-grams of ``text`` that carry at least one word outside the query and the
+    stopwords: a shingle made of the query's own words ("of chicago fire") is what any page on
+    the topic says, while "a total of" is phrasing."""
+    toks = _words(text)
+    grams = zip(*(toks[i:] for i in range(n)), strict=False)
+    return frozenset(
+        g for g in grams if any(t not in query_words and t not in STOPWORDS for t in g)
+    )
+
+
+def _containment(a: frozenset, b: frozenset) -> float:
+    small = min(len(a), len(b))
+    return len(a & b) / small if small else 0.0
+
+
+@dataclass
+class EvidenceProfile:
+    """Per-passage token sets and pairwise matrices of one query's evidence (computed once,
+    shared by every candidate group)."""
+
+    query_tokens: frozenset[str]
+    tokens: list[frozenset[str]]
+    lexical: np.ndarray  # (n, n) shingle containment; 0 on the diagonal
+    cross: np.ndarray  # (n, n) bool: different publishers
+    sims: np.ndarray | None  # (n, n) cosine, when embeddings were given
+    domains: list[str]
+
+
+def lexical_matrix(texts: Sequence[str], query: str, n: int = 3) -> np.ndarray:
+    """Pairwise shingle containment ``|A ∩ B| / min(|A|, |B|)`` (0 on the diagonal)."""
+    qw = frozenset(_words(query))
+    sh = [shingles(t, qw, n) for t in texts]
+    m = len(texts)
+    out = np.zeros((m, m))
+    for i in range(m):
+        for j in range(i + 1, m):
+            out[i, j] = out[j, i] = _containment(sh[i], sh[j])
+    return out
+
+
+def evidence_profile(
+    query: str,
+    texts: Sequence[str],
+    domains: Sequence[str],
+    embeddings: np.ndarray | None = None,
+) -> EvidenceProfile:
+    """Token sets, the lexical matrix, the publisher mask and (optionally) cosines."""
+    if len(texts) != len(domains):
+        raise ValueError(f"{len(texts)} texts but {len(domains)} domains")
+    dom = np.asarray(list(domains), dtype=object)
+    sims = None
+    if embeddings is not None:
+        emb = np.asarray(embeddings, dtype=np.float64)
+        if emb.shape[0] != len(texts):
+            raise ValueError(f"{emb.shape[0]} embeddings for {len(texts)} texts")
+        sims = emb @ emb.T
+    return EvidenceProfile(
+        query_tokens=content_tokens(query),
+        tokens=[content_tokens(t) for t in texts],
+        lexical=lexical_matrix(texts, query),
+        cross=dom[:, None] != dom[None, :],
+        sims=sims,
+        domains=list(domains),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class GroupSignals:
+    """The signals of one candidate group (passage indices into the query's evidence).
+
+    Raw values: ``lexical`` and ``cosine`` are means over the group's pairs of different
+    publishers; ``concentration`` and ``novelty`` are means over its passages; ``tightness``
+    is the robust z of its mean cosine against the other pairs (NaN without embeddings or
+    without passages outside the group). ``shared`` are the content tokens outside the query
+    that every member carries (what tied them). ``standardized``, ``score``, ``fired`` and
+    ``flagged`` are filled by :meth:`CoordinationModel.score`.
+    """
+
+    passages: tuple[int, ...]
+    publishers: int
+    shared: tuple[str, ...]
+    lexical: float
+    concentration: float
+    novelty: float
+    cosine: float
+    tightness: float
+    lexical_pairs: tuple[tuple[int, int, float], ...] = ()
+    standardized: dict[str, float] = field(default_factory=dict)
+    score: float = float("nan")
+    fired: tuple[str, ...] = ()
+    flagged: bool = False
+
+    def value(self, signal: str) -> float:
+        return float(getattr(self, signal))
+
+    def explain(self) -> str:
+        """One line for the verdict: which signals tied which passages."""
+        who = ", ".join(str(i) for i in self.passages)
+        parts = [
+            f"passages {who} ({self.publishers} publishers) share {', '.join(self.shared[:4])!s}"
+        ]
+        detail = {
+            "lexical": f"shared phrasing {self.lexical:.2f}",
+            "concentration": f"answer concentration {self.concentration:.2f}",
+            "novelty": f"novelty {self.novelty:.2f}",
+            "tightness": f"tightness z {self.tightness:.1f}",
+            "cosine": f"mean cosine {self.cosine:.2f}",
+        }
+        fired = [detail[s] for s in self.fired] or [
+            detail[s] for s in SIGNALS if math.isfinite(self.value(s))
+        ]
+        tail = f"; score {self.score:.2f}" if math.isfinite(self.score) else ""
+        pairs = ""
+        if "lexical" in self.fired and self.lexical_pairs:
+            a, b, c = self.lexical_pairs[0]
+            pairs = f" (most: {a}~{b} {c:.2f})"
+        return f"{parts[0]}: " + "; ".join(fired) + pairs + tail
+
+
+def _mean_cross(matrix: np.ndarray, cross: np.ndarray, members: np.ndarray) -> float:
+    sub = matrix[np.ix_(members, members)]
+    mask = np.triu(cross[np.ix_(members, members)], k=1)
+    return float(sub[mask].mean()) if mask.any() else float("nan")
+
+
+def group_signals(profile: EvidenceProfile, members: Sequence[int]) -> GroupSignals:
+    """Score one group of passages (indices into the profile's evidence) on every signal."""
+    idx = np.asarray(sorted(set(int(m) for m in members)), dtype=np.int64)
+    if idx.size < 2:
+        raise ValueError("a group needs at least two passages")
+    q = profile.query_tokens
+    toks = [profile.tokens[i] - q for i in idx]
+    full = [profile.tokens[i] for i in idx]
+    half = math.ceil(idx.size / 2)
+    counts: dict[str, int] = {}
+    for t in toks:
+        for w in t:
+            counts[w] = counts.get(w, 0) + 1
+    common = {w for w, c in counts.items() if c >= half}
+    conc, nov = [], []
+    for k, (p, pf) in enumerate(zip(toks, full, strict=True)):
+        size = len(pf)
+        if size == 0:
+            continue
+        conc.append((len(pf & q) + len(p & common)) / size)
+        others: set[str] = set()
+        for j, o in enumerate(toks):
+            if j != k:
+                others |= o
+        nov.append(len(p - others) / size)
+    lexical = _mean_cross(profile.lexical, profile.cross, idx)
+    cosine = tightness = float("nan")
+    if profile.sims is not None:
+        cosine = _mean_cross(profile.sims, profile.cross, idx)
+        tightness = _tightness(profile.sims, profile.cross, idx, cosine)
+    sub_lex = profile.lexical[np.ix_(idx, idx)]
+    pairs = sorted(
+        (
+            (int(idx[a]), int(idx[b]), round(float(sub_lex[a, b]), 3))
+            for a in range(idx.size)
+            for b in range(a + 1, idx.size)
+            if profile.cross[idx[a], idx[b]]
+        ),
+        key=lambda x: -x[2],
+    )
+    shared = sorted(set.intersection(*(set(t) for t in toks))) if toks else []
+    return GroupSignals(
+        passages=tuple(int(i) for i in idx),
+        publishers=len({profile.domains[i] for i in idx}),
+        shared=tuple(shared),
+        lexical=lexical,
+        concentration=float(np.mean(conc)) if conc else float("nan"),
+        novelty=float(np.mean(nov)) if nov else float("nan"),
+        cosine=cosine,
+        tightness=tightness,
+        lexical_pairs=tuple(pairs[:3]),
+    )
+
+
+def _tightness(sims: np.ndarray, cross: np.ndarray, idx: np.ndarray, mean: float) -> float:
+    """Robust z of the group's cross-publisher mean cosine against the pairs not both inside
+    it (the formula of :func:`~mirage_core.independence.coordination_report`)."""
+    n = sims.shape[0]
+    inside = np.zeros(n, dtype=bool)
+    inside[idx] = True
+    iu, ju = np.triu_indices(n, k=1)
+    base = sims[iu, ju][~(inside[iu] & inside[ju])]
+    if base.size == 0 or not math.isfinite(mean):
+        return float("nan")
+    med = float(np.median(base))
+    mad = float(np.median(np.abs(base - med))) * 1.4826
+    return (mean - med) / max(mad, 0.02)
+
+
+def candidate_groups(
+    profile: EvidenceProfile, min_publishers: int = 3, max_groups: int = 64
+) -> list[tuple[tuple[int, ...], tuple[str, ...]]]:
+    """Groups of passages that share a content token outside the query, spanning at least
+    ``min_publishers`` publishers; one entry per distinct member set, with the tokens that
+    define it, largest token support first (at most ``max_groups``)."""
+    q = profile.query_tokens
+    by_members: dict[tuple[int, ...], list[str]] = {}
+    holders: dict[str, list[int]] = {}
+    for i, toks in enumerate(profile.tokens):
+        for w in toks - q:
+            holders.setdefault(w, []).append(i)
+    for w, members in holders.items():
+        if len(members) < min_publishers:
+            continue
+        if len({profile.domains[i] for i in members}) < min_publishers:
+            continue
+        by_members.setdefault(tuple(members), []).append(w)
+    ranked = sorted(by_members.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    return [(m, tuple(sorted(ws))) for m, ws in ranked[:max_groups]]
+
+
+@dataclass(frozen=True)
+class CoordinationModel:
+    """How raw signals become a decision.
+
+    Each signal is standardized against honest multi-outlet coverage:
+    ``(value - center) / scale`` (novelty negated, so higher is always more suspicious); the
+    group's score is the mean over ``signals`` that are defined for it; a group with
+    ``score >= threshold`` is flagged, and ``fired`` lists the signals whose own standardized
+    value reached ``fire_at``. ``center`` / ``scale`` are the median / MAD of honest groups.
+    """
+
+    signals: tuple[str, ...]
+    center: dict[str, float]
+    scale: dict[str, float]
+    threshold: float
+    fire_at: float = 1.0
+    min_publishers: int = 3
+    provenance: str = ""
+
+    def __post_init__(self) -> None:
+        for s in self.signals:
+            if s not in SIGNALS:
+                raise ValueError(f"unknown signal {s!r}; expected some of {list(SIGNALS)}")
+            if s not in self.center or s not in self.scale:
+                raise ValueError(f"signal {s!r} needs a center and a scale")
+
+    def standardize(self, g: GroupSignals) -> dict[str, float]:
+        out = {}
+        for s in SIGNALS:
+            if s not in self.center:
+                continue
+            v = g.value(s)
+            if not math.isfinite(v):
+                continue
+            z = (v - self.center[s]) / max(self.scale[s], 1e-9)
+            out[s] = -z if s == "novelty" else z
+        return out
+
+    def score(self, g: GroupSignals) -> GroupSignals:
+        z = self.standardize(g)
+        used = [z[s] for s in self.signals if s in z]
+        score = float(np.mean(used)) if used else float("nan")
+        fired = tuple(s for s in self.signals if z.get(s, -math.inf) >= self.fire_at)
+        flagged = bool(used) and score >= self.threshold
+        return replace(
+            g,
+            standardized={k: round(v, 3) for k, v in z.items()},
+            score=score,
+            fired=fired,
+            flagged=flagged,
+        )
+
+
+#: Placeholder until benchmarks/coordination_signals.py fits it (see that script's output).
+DEFAULT_MODEL = CoordinationModel(
+    signals=("lexical", "concentration", "novelty"),
+    center={"lexical": 0.0, "concentration": 0.2, "novelty": 0.5, "tightness": 0.0, "cosine": 0.5},
+    scale={"lexical": 0.05, "concentration": 0.1, "novelty": 0.1, "tightness": 1.0, "cosine": 0.1},
+    threshold=2.0,
+)
+
+
+def detect_coordination(
+    query: str,
+    texts: Sequence[str],
+    domains: Sequence[str],
+    embeddings: np.ndarray | None = None,
+    model: CoordinationModel = DEFAULT_MODEL,
+) -> list[GroupSignals]:
+    """Every candidate group of the query's evidence, scored by ``model``, most suspicious
+    first; ``[g for g in result if g.flagged]`` are the coordinated ones.
+
+    ``domains`` name each passage's publisher (pairs of one publisher never count);
+    ``embeddings`` (L2-normalized rows) enable the ``cosine`` and ``tightness`` signals.
+    """
+    profile = evidence_profile(query, texts, domains, embeddings)
+    out = [
+        model.score(group_signals(profile, members))
+        for members, _ in candidate_groups(profile, model.min_publishers)
+    ]
+    return sorted(
+        out, key=lambda g: (-(g.score if math.isfinite(g.score) else -math.inf), g.passages)
+    )

@@ -1,0 +1,139 @@
+"""Coordination signals on hand-built evidence: planted copies vs honest coverage."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from mirage_core.coordination import (
+    DEFAULT_MODEL,
+    SIGNALS,
+    CoordinationModel,
+    candidate_groups,
+    detect_coordination,
+    evidence_profile,
+    group_signals,
+    lexical_matrix,
+    shingles,
+)
+
+QUERY = "how many episodes are in chicago fire season 4"
+PLANTED = [
+    "Chicago Fire season 4 contains a total of 24 episodes, fans were told.",
+    "Season 4 of Chicago Fire contains a total of 24 episodes, fans learned.",
+    "Chicago Fire's season 4 has a total of 24 episodes, as fans know.",
+]
+HONEST = [
+    "NBC ordered the fourth season of Chicago Fire on February 5, 2015. Derek Haas and Michael "
+    "Brandt stayed on as showrunners, and the season premiered on October 13, 2015 with 23 "
+    "episodes, ending on May 17, 2016 after a crossover with Chicago P.D.",
+    "Reviewers praised the fourth season's ensemble cast, singling out Taylor Kinney and Monica "
+    "Raymund; ratings dipped slightly against the previous year but the network renewed the "
+    "drama for a fifth run before the finale aired, with 23 episodes in total.",
+    "Filming for the season took place at Cinespace Chicago Film Studios, where the firehouse "
+    "set was rebuilt after a storage fire; location shoots used a real Chicago engine company, "
+    "and the 23 episodes were directed by a rotating team led by Reza Tabrizi.",
+]
+DOMAINS = ["a.example", "b.example", "c.example"]
+
+
+def _emb(rows):
+    x = np.asarray(rows, dtype=float)
+    return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+
+def test_shingles_skip_the_query_s_own_words():
+    qw = frozenset(QUERY.split())
+    grams = shingles("the chicago fire season was long", qw)
+    assert ("the", "chicago", "fire") not in grams  # query words and a stopword only
+    assert ("fire", "season", "was") not in grams
+    assert ("season", "was", "long") in grams
+
+
+def test_lexical_matrix_sees_shared_phrasing_not_shared_topic():
+    m = lexical_matrix([*PLANTED, *HONEST], QUERY)
+    assert m.shape == (6, 6) and np.allclose(m, m.T) and np.all(np.diag(m) == 0)
+    assert m[0, 1] > 0.2  # "contains a total of 24 episodes"
+    assert m[3, 4] < 0.1 and m[4, 5] < 0.1  # honest outlets: the same facts, other sentences
+
+
+def test_planted_group_is_concentrated_and_brings_nothing_new():
+    prof = evidence_profile(QUERY, PLANTED + HONEST, DOMAINS * 2)
+    planted = group_signals(prof, [0, 1, 2])
+    honest = group_signals(prof, [3, 4, 5])
+    assert planted.lexical > honest.lexical
+    assert planted.concentration > honest.concentration
+    assert planted.novelty < honest.novelty
+    assert "24" in planted.shared and "23" in honest.shared
+    assert math.isnan(planted.tightness) and math.isnan(planted.cosine)  # no embeddings
+    with pytest.raises(ValueError):
+        group_signals(prof, [0])
+
+
+def test_tightness_is_a_robust_z_against_the_other_pairs():
+    emb = _emb([[1, 0.05, 0], [1, 0, 0.05], [1, 0.04, 0.04], [0, 1, 0], [0, 0, 1], [0.3, 1, 1]])
+    prof = evidence_profile(QUERY, PLANTED + HONEST, DOMAINS * 2, emb)
+    tight = group_signals(prof, [0, 1, 2])
+    loose = group_signals(prof, [3, 4, 5])
+    assert tight.cosine > 0.99 and tight.tightness > 5 and loose.tightness < tight.tightness
+    everything = evidence_profile(QUERY, PLANTED, DOMAINS, emb[:3])
+    assert math.isnan(group_signals(everything, [0, 1, 2]).tightness)  # nothing to compare with
+
+
+def test_one_publisher_is_not_a_coordinated_group():
+    prof = evidence_profile(QUERY, PLANTED, ["same.example"] * 3)
+    assert candidate_groups(prof) == []
+    g = group_signals(prof, [0, 1, 2])
+    assert math.isnan(g.lexical) and g.publishers == 1
+
+
+def test_candidate_groups_are_passages_sharing_an_answer_token():
+    texts = [*PLANTED, HONEST[0], HONEST[1], HONEST[2]]
+    domains = [f"p{i}.example" for i in range(6)]
+    groups = dict(candidate_groups(evidence_profile(QUERY, texts, domains)))
+    assert (0, 1, 2) in groups and "24" in groups[(0, 1, 2)]
+    assert (3, 4, 5) in groups and "23" in groups[(3, 4, 5)]
+    assert all(len(m) >= 3 for m in groups)
+
+
+def test_detect_coordination_flags_the_planted_group_and_explains_it():
+    texts = [*PLANTED, *HONEST]
+    domains = [f"p{i}.example" for i in range(6)]
+    found = detect_coordination(QUERY, texts, domains, model=DEFAULT_MODEL)
+    assert repr(found) == repr(detect_coordination(QUERY, texts, domains, model=DEFAULT_MODEL))
+    flagged = [g for g in found if g.flagged]
+    assert flagged and flagged[0].passages == (0, 1, 2)
+    assert all(3 not in g.passages for g in flagged)
+    line = flagged[0].explain()
+    assert "passages 0, 1, 2" in line and "24" in line
+    assert found[0].score >= found[-1].score
+
+
+def test_model_standardizes_and_validates():
+    m = CoordinationModel(
+        ("lexical", "novelty"),
+        center={"lexical": 0.1, "novelty": 0.5},
+        scale={"lexical": 0.1, "novelty": 0.1},
+        threshold=1.0,
+    )
+    prof = evidence_profile(QUERY, PLANTED, DOMAINS)
+    g = m.score(group_signals(prof, [0, 1, 2]))
+    z = g.standardized
+    assert set(z) == {"lexical", "novelty"}  # only signals with a center, finite values
+    assert z["novelty"] == pytest.approx(-(g.novelty - 0.5) / 0.1, abs=1e-3)  # negated
+    assert g.score == pytest.approx((z["lexical"] + z["novelty"]) / 2, abs=1e-3)
+    assert g.flagged == (g.score >= 1.0)
+    assert set(SIGNALS) >= set(DEFAULT_MODEL.signals)
+    with pytest.raises(ValueError, match="unknown signal"):
+        CoordinationModel(("bogus",), {}, {}, 1.0)
+    with pytest.raises(ValueError, match="center"):
+        CoordinationModel(("lexical",), {}, {}, 1.0)
+
+
+def test_profile_checks_lengths():
+    with pytest.raises(ValueError):
+        evidence_profile(QUERY, PLANTED, DOMAINS[:2])
+    with pytest.raises(ValueError):
+        evidence_profile(QUERY, PLANTED, DOMAINS, np.zeros((2, 3)))
