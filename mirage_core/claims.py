@@ -13,6 +13,7 @@ import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 
+from mirage_core.claim_filter import non_claim_reason
 from mirage_core.types import Claim, Passage
 
 __all__ = ["STOPWORDS", "content_tokens", "extract_claims", "split_sentences"]
@@ -119,10 +120,16 @@ def extract_claims(
     max_chars: int,
     groups: Sequence[str] | None = None,
     start_index: int = 0,
+    filter_non_claims: bool = False,
+    skipped: list[dict[str, object]] | None = None,
 ) -> list[Claim]:
     """Split each passage into claims, dropping fragments with fewer than ``min_tokens``
     content tokens. ``indices`` are the passages' positions in the caller's list; ``groups``
-    their independence groups (default: the source)."""
+    their independence groups (default: the source).
+
+    With ``filter_non_claims``, sentences that assert nothing (questions, truncated titles,
+    headlines, boilerplate: :func:`~mirage_core.claim_filter.non_claim_reason`) are skipped
+    too; each is appended to ``skipped`` as ``{"passage", "start", "end", "reason"}``."""
     claims: list[Claim] = []
     for passage, p_idx, source, domain, score, group in zip(
         passages, indices, sources, domains, scores, groups or sources, strict=True
@@ -135,6 +142,11 @@ def extract_claims(
             sentence = clean_text(_CITATION.sub("", text[start:end]))
             tokens = content_tokens(sentence)
             if len(tokens) < min_tokens:
+                continue
+            reason = non_claim_reason(sentence) if filter_non_claims else None
+            if reason is not None:
+                if skipped is not None:
+                    skipped.append({"passage": p_idx, "start": start, "end": end, "reason": reason})
                 continue
             claims.append(
                 Claim(

@@ -9,12 +9,22 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-__all__ = ["ContradictionScope", "Independence", "Linkage", "MirageConfig", "NLIErrorPolicy"]
+__all__ = [
+    "ContradictionScope",
+    "ContradictionSymmetry",
+    "Independence",
+    "Linkage",
+    "MirageConfig",
+    "NLIErrorPolicy",
+    "Relevance",
+]
 
 NLIErrorPolicy = Literal["fallback", "raise", "pass_through"]
 Independence = Literal["none", "domain", "embedding"]
 ContradictionScope = Literal["graph", "selected"]
 Linkage = Literal["average", "complete", "single"]
+ContradictionSymmetry = Literal["each", "min", "mean", "max"]
+Relevance = Literal["none", "lexical"]
 
 
 @dataclass(frozen=True)
@@ -31,12 +41,36 @@ class MirageConfig:
         trust: domain -> trust in [0, 1]; ``default_trust`` (0.5) for unknown domains.
         contradiction_scope: edges counted in r_contr: the whole claim graph (``"graph"``,
             the paper's default) or only edges inside S* (``"selected"``).
+        claim_filter: sentences that assert nothing are not claims: questions, truncated
+            snippet titles, headlines, site names, bylines, list introductions
+            (:mod:`mirage_core.claim_filter`; True, also in :meth:`paper`: the paper's claims
+            are statements).
 
     Beyond the paper (DESIGN.md §1.8; :meth:`paper` turns them off):
         min_support: claims with fewer corroborating sources never enter S* (0 = paper).
         fact_check: treat a high-overlap pair whose sentences differ in a number, date or
             proper name in the same position as a contradiction, whatever NLI says.
         fact_overlap: overlap a pair needs before the fact check looks at it.
+
+    Precise conflicts (:meth:`paper` turns them off):
+        contradiction_symmetry: how the two directions of a pair make its contradiction
+            weight: ``"each"`` (each direction its own p_contra, the paper), ``"min"``,
+            ``"mean"`` or ``"max"`` of the two, given to both directions. A contradiction is
+            symmetric; a small model's one-directional p_contra on a compatible paraphrase is
+            noise (default chosen on the scoreboard's fit split, see docs).
+        relevance: how each claim's relevance to the query is measured: ``"lexical"`` (share
+            of the query's content words the claim holds, saturating at
+            ``relevance_saturation``) or ``"none"`` (every claim fully relevant, the paper).
+            The gate weighs each edge in r_contr by the lower relevance of its two claims, so
+            a conflict between claims that have nothing to do with the question cannot block.
+        relevance_saturation: query-word share at which a claim counts as fully relevant (0.5).
+        fact_similarity: how alike (difflib ratio over tokens) two sentences must be for the
+            fact check to compare them (0.6): a minimal edit keeps the rest of the sentence,
+            two different sentences on one topic do not (chosen on the fit split of
+            ``benchmarks/factcheck_precision.py``).
+        fact_kinds: the fact-check kinds that count as conflicts (``number``, ``month``,
+            ``name``); only kinds measured at ≥ 95% precision on clean web evidence are on by
+            default (see ``benchmarks/factcheck_precision.py``).
 
     Source independence (coordinated poisoning; :meth:`paper` uses ``"none"``):
         independence: what counts as one source for n(c) and d_src: ``"none"`` (every
@@ -90,9 +124,15 @@ class MirageConfig:
     trust: Mapping[str, float] = field(default_factory=dict)
     default_trust: float = 0.5
     contradiction_scope: ContradictionScope = "graph"
+    claim_filter: bool = True
+    contradiction_symmetry: ContradictionSymmetry = "min"
+    relevance: Relevance = "lexical"
+    relevance_saturation: float = 0.5
     min_support: int = 0
     fact_check: bool = True
     fact_overlap: float = 0.5
+    fact_kinds: tuple[str, ...] = ("number", "month", "name")
+    fact_similarity: float = 0.6
     independence: Independence = "domain"
     duplicate_threshold: float = 0.7
     duplicate_linkage: Linkage = "average"
@@ -131,8 +171,19 @@ class MirageConfig:
             "fact_overlap",
             "duplicate_threshold",
             "paraphrase_threshold",
+            "relevance_saturation",
+            "fact_similarity",
         ):
             unit(name)
+        if self.relevance_saturation <= 0:
+            raise ValueError("relevance_saturation must be > 0")
+        if isinstance(self.fact_kinds, str) or not all(
+            k in ("number", "month", "name") for k in self.fact_kinds
+        ):
+            raise ValueError(
+                f"fact_kinds must be a sequence of 'number', 'month', 'name', got {self.fact_kinds!r}"
+            )
+        object.__setattr__(self, "fact_kinds", tuple(self.fact_kinds))
         if self.coordinated_trust is not None:
             unit("coordinated_trust")
         if (
@@ -162,6 +213,8 @@ class MirageConfig:
             ("independence", Independence),
             ("duplicate_linkage", Linkage),
             ("contradiction_scope", ContradictionScope),
+            ("contradiction_symmetry", ContradictionSymmetry),
+            ("relevance", Relevance),
             ("nli_error_policy", NLIErrorPolicy),
         ):
             allowed = get_args(kind)  # the Literal types are the one list of choices
@@ -170,7 +223,7 @@ class MirageConfig:
                     f"{name} must be one of {', '.join(map(repr, allowed))}, "
                     f"got {getattr(self, name)!r}"
                 )
-        for name in ("fact_check", "block_on_tie", "paraphrase_pairs"):
+        for name in ("fact_check", "block_on_tie", "paraphrase_pairs", "claim_filter"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be a bool, got {getattr(self, name)!r}")
         if not isinstance(self.trust, Mapping):
@@ -203,6 +256,8 @@ class MirageConfig:
             coordinated_min_support=0,
             block_on_tie=False,
             paraphrase_pairs=False,
+            contradiction_symmetry="each",
+            relevance="none",
         )
         return cls(**(base | overrides))
 
@@ -213,6 +268,7 @@ class MirageConfig:
     def to_dict(self) -> dict[str, Any]:
         data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["trust"] = dict(self.trust)
+        data["fact_kinds"] = list(self.fact_kinds)
         return data
 
     @classmethod

@@ -22,6 +22,7 @@ from mirage_core.graph import ClaimGraph, claim_scores, support_counts
 from mirage_core.independence import coordination_report, independence_groups
 from mirage_core.nli.base import NLIBackend, validate_probs
 from mirage_core.pairs import CandidatePairs, add_paraphrase_pairs, apply_budget, candidate_pairs
+from mirage_core.relevance import edge_relevance, lexical_relevance
 from mirage_core.selection import greedy_select
 from mirage_core.types import Claim, Passage, PassageLike, to_passage
 from mirage_core.verdict import Verdict
@@ -31,14 +32,21 @@ __all__ = ["Mirage", "resolve_engine"]
 _EPS = 1e-9
 
 
-def _tie(graph: ClaimGraph, groups: np.ndarray, selected: np.ndarray) -> dict[str, int] | None:
+def _tie(
+    graph: ClaimGraph,
+    groups: np.ndarray,
+    selected: np.ndarray,
+    edge_weight: np.ndarray | None = None,
+) -> dict[str, int] | None:
     """Two independent sides in conflict: the rejected claims that contradict S* have at least
     as many independence groups behind them (their own and their rejected supporters') as the
     S* claims they contradict (theirs and their supporters in S*). Returns the side sizes, or
-    None when S* wins clearly."""
+    None when S* wins clearly. Conflicts whose ``edge_weight`` (query relevance) is 0 are not
+    about the question and take no side."""
     in_s = np.zeros(graph.n_claims, dtype=bool)
     in_s[selected] = True
-    conflict = (graph.w_contr > 0) & (in_s[graph.premise] != in_s[graph.hypothesis])
+    w_contr = graph.w_contr if edge_weight is None else graph.w_contr * edge_weight
+    conflict = (w_contr > 0) & (in_s[graph.premise] != in_s[graph.hypothesis])
     if not conflict.any():
         return None
     ends = np.concatenate([graph.premise[conflict], graph.hypothesis[conflict]])
@@ -66,6 +74,7 @@ class _Prepared:
     pairs: CandidatePairs | None = None
     conflict: np.ndarray | None = None
     passage_ids: list[int] = field(default_factory=list)
+    non_claims: list[dict[str, object]] = field(default_factory=list)
     passage_groups: list[str] = field(default_factory=list)
     passage_domains: list[str] = field(default_factory=list)
     passage_embeddings: np.ndarray | None = None
@@ -256,6 +265,8 @@ class Mirage:
             min_tokens=cfg.min_claim_tokens,
             max_claims_per_passage=cfg.max_claims_per_passage,
             max_chars=cfg.max_passage_chars,
+            filter_non_claims=cfg.claim_filter,
+            skipped=prep.non_claims,
         )
         with_claims = {c.passage_index for c in prep.claims}
         for i in indices:
@@ -290,7 +301,12 @@ class Mirage:
             prep.conflict = np.array(
                 [
                     ov >= cfg.fact_overlap
-                    and fact_conflict(prep.claims[a].text, prep.claims[b].text)
+                    and fact_conflict(
+                        prep.claims[a].text,
+                        prep.claims[b].text,
+                        cfg.fact_kinds,
+                        cfg.fact_similarity,
+                    )
                     for a, b, ov in zip(
                         prep.pairs.left, prep.pairs.right, prep.pairs.overlap, strict=True
                     )
@@ -372,9 +388,16 @@ class Mirage:
             "prefiltered_pairs": pairs.prefiltered if pairs else 0,
             "nli_pairs": len(pairs) if pairs else 0,
             "paraphrase_pairs": pairs.paraphrase if pairs else 0,
+            "non_claims": len(prep.non_claims),
         }
+        relevance = (
+            lexical_relevance(prep.query, claims, cfg.relevance_saturation)
+            if cfg.relevance == "lexical"
+            else None
+        )
         common: dict[str, Any] = dict(
             query=prep.query,
+            relevance=relevance,
             claims=tuple(claims),
             thresholds=cfg.to_dict(),
             n_passages=prep.n_passages,
@@ -421,7 +444,15 @@ class Mirage:
 
         assert pairs is not None and probs is not None
         graph = (
-            ClaimGraph.build(n, pairs.left, pairs.right, probs, cfg.kappa, prep.conflict)
+            ClaimGraph.build(
+                n,
+                pairs.left,
+                pairs.right,
+                probs,
+                cfg.kappa,
+                prep.conflict,
+                cfg.contradiction_symmetry,
+            )
             if len(pairs)
             else ClaimGraph.empty(n)
         )
@@ -444,14 +475,20 @@ class Mirage:
         members = (
             np.asarray(selected, dtype=np.int64) if cfg.contradiction_scope == "selected" else None
         )
-        e_supp, e_contr = graph.mass(members)
+        # Off-topic conflicts cannot block: each edge weighs by its claims' relevance.
+        weight = (
+            None
+            if relevance is None
+            else edge_relevance(relevance, graph.premise, graph.hypothesis)
+        )
+        e_supp, e_contr = graph.mass(members, weight)
         r_contr = e_contr / (e_supp + e_contr + _EPS)
         # d_src: distinct domains (the paper), or distinct independence groups.
         unit = (lambda c: c.domain) if cfg.independence == "none" else (lambda c: c.group)
         d_src = len({unit(claims[i]) for i in selected})
         decision, reason = self._gate(r_contr, d_src, len(selected), len({unit(c) for c in claims}))
         if decision == "verified" and cfg.block_on_tie:
-            tie = _tie(graph, groups, np.asarray(selected, dtype=np.int64))
+            tie = _tie(graph, groups, np.asarray(selected, dtype=np.int64), weight)
             if tie is not None:
                 extras["tie"] = tie
                 decision = "fallback"
@@ -459,6 +496,8 @@ class Mirage:
                     f"blocked: S* is contradicted by claims with as much independent support "
                     f"({tie['rejected_side']} groups vs {tie['selected_side']})"
                 )
+        if prep.non_claims:
+            extras["non_claims"] = list(prep.non_claims)
         if cfg.independence != "none":
             extras["groups"] = {
                 str(g): [

@@ -12,7 +12,10 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
-__all__ = ["fact_conflict"]
+__all__ = ["FACT_KINDS", "fact_conflict", "fact_conflict_kind"]
+
+#: The kinds of fact token the check compares, in the order it reports them.
+FACT_KINDS: tuple[str, ...] = ("number", "month", "name")
 
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*%?|\w+(?:['’]\w+)?", re.UNICODE)
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*%?")
@@ -41,12 +44,27 @@ def _tokens(sentence: str) -> list[tuple[str, str | None]]:
     return out
 
 
-def fact_conflict(a: str, b: str) -> bool:
-    """True when ``a`` and ``b`` differ in a number, month or proper name at the same place."""
+def fact_conflict(
+    a: str, b: str, kinds: tuple[str, ...] = FACT_KINDS, min_similarity: float = 0.0
+) -> bool:
+    """True when ``a`` and ``b`` differ in a number, month or proper name (of ``kinds``) at
+    the same place."""
+    return fact_conflict_kind(a, b, kinds, min_similarity) is not None
+
+
+def fact_conflict_kind(
+    a: str, b: str, kinds: tuple[str, ...] = FACT_KINDS, min_similarity: float = 0.0
+) -> str | None:
+    """The kind of fact (``"number"``, ``"month"``, ``"name"``) ``a`` and ``b`` differ in at
+    the same place, or ``None``. Only ``kinds`` are looked at, and only when the two token
+    sequences are at least ``min_similarity`` alike (difflib ratio): a minimal edit leaves the
+    rest of the sentence in place, two different sentences that share a topic do not."""
     ta, tb = _tokens(a), _tokens(b)
     if not ta or not tb:
-        return False
+        return None
     matcher = SequenceMatcher(a=[t for t, _ in ta], b=[t for t, _ in tb], autojunk=False)
+    if min_similarity > 0 and matcher.ratio() < min_similarity:
+        return None
     words_a, words_b = {t for t, _ in ta}, {t for t, _ in tb}
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op != "replace" or i2 - i1 > _MAX_SEGMENT or j2 - j1 > _MAX_SEGMENT:
@@ -55,6 +73,7 @@ def fact_conflict(a: str, b: str) -> bool:
         # 1961" vs "born in 1961 … in 2009" aligns 1961 with 2009, but both say 1961.
         kinds_a = {k for t, k in ta[i1:i2] if k and t not in words_b}
         kinds_b = {k for t, k in tb[j1:j2] if k and t not in words_a}
-        if kinds_a & kinds_b:
-            return True
-    return False
+        for kind in FACT_KINDS:
+            if kind in kinds and kind in kinds_a and kind in kinds_b:
+                return kind
+    return None

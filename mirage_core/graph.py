@@ -11,18 +11,47 @@ from scipy import sparse
 from mirage_core.config import MirageConfig
 from mirage_core.types import Claim
 
-__all__ = ["ClaimGraph", "claim_scores", "edge_weights", "support_counts"]
+__all__ = ["ClaimGraph", "claim_scores", "edge_weights", "support_counts", "symmetric_contra"]
+
+
+def symmetric_contra(probs: np.ndarray, symmetry: str = "each") -> np.ndarray:
+    """p_contra of each directed edge after combining the two directions of its pair.
+
+    ``probs`` rows are every pair's ``a→b`` first, then every ``b→a`` (what
+    :meth:`ClaimGraph.build` takes). ``"each"`` keeps each direction's own value (the paper);
+    ``"min"`` / ``"mean"`` / ``"max"`` give both directions the combined value.
+    """
+    p = probs[:, 2]
+    if symmetry == "each" or p.size == 0:
+        return p
+    m = p.size // 2
+    fwd, back = p[:m], p[m:]
+    if symmetry == "min":
+        both = np.minimum(fwd, back)
+    elif symmetry == "mean":
+        both = (fwd + back) / 2.0
+    elif symmetry == "max":
+        both = np.maximum(fwd, back)
+    else:
+        raise ValueError(f"unknown contradiction symmetry {symmetry!r}")
+    return np.concatenate([both, both])
 
 
 def edge_weights(
-    probs: np.ndarray, kappa: float, conflict: np.ndarray | None = None
+    probs: np.ndarray,
+    kappa: float,
+    conflict: np.ndarray | None = None,
+    p_contra: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """w_supp = max(0, 2·p_entail − 1); w_contr = p_contra where p_contra ≥ κ, else 0.
 
-    A fact conflict (see :mod:`mirage_core.factcheck`) sets w_contr = 1 and w_supp = 0.
+    ``p_contra`` overrides ``probs[:, 2]`` (both directions combined, see
+    :func:`symmetric_contra`). A fact conflict (see :mod:`mirage_core.factcheck`) sets
+    w_contr = 1 and w_supp = 0.
     """
+    pc = probs[:, 2] if p_contra is None else p_contra
     w_supp = np.maximum(0.0, 2.0 * probs[:, 0] - 1.0)
-    w_contr = np.where(probs[:, 2] >= kappa, probs[:, 2], 0.0)
+    w_contr = np.where(pc >= kappa, pc, 0.0)
     if conflict is not None and conflict.any():
         w_supp = np.where(conflict, 0.0, w_supp)
         w_contr = np.where(conflict, 1.0, w_contr)
@@ -50,8 +79,10 @@ class ClaimGraph:
         probs: np.ndarray,
         kappa: float,
         conflict: np.ndarray | None = None,
+        symmetry: str = "each",
     ) -> ClaimGraph:
-        """``probs`` rows: first ``left→right`` for every pair, then ``right→left``."""
+        """``probs`` rows: first ``left→right`` for every pair, then ``right→left``.
+        ``symmetry`` combines the two directions' p_contra (:func:`symmetric_contra`)."""
         premise = np.concatenate([left, right]).astype(np.int64)
         hypothesis = np.concatenate([right, left]).astype(np.int64)
         both = (
@@ -59,7 +90,7 @@ class ClaimGraph:
             if conflict is None
             else np.concatenate([conflict, conflict])
         )
-        w_supp, w_contr = edge_weights(probs, kappa, both)
+        w_supp, w_contr = edge_weights(probs, kappa, both, symmetric_contra(probs, symmetry))
         return cls(n_claims, premise, hypothesis, probs, w_supp, w_contr, both)
 
     @classmethod
@@ -86,14 +117,20 @@ class ClaimGraph:
         m = sparse.coo_matrix((net, (self.premise, self.hypothesis)), shape=(n, n))
         return (m + m.T).tocsr()
 
-    def mass(self, members: np.ndarray | None = None) -> tuple[float, float]:
-        """(E_supp, E_contr): summed edge weights, optionally only edges inside ``members``."""
+    def mass(
+        self, members: np.ndarray | None = None, edge_weight: np.ndarray | None = None
+    ) -> tuple[float, float]:
+        """(E_supp, E_contr): summed edge weights, optionally only edges inside ``members``
+        and each edge scaled by ``edge_weight`` (its relevance to the query)."""
+        supp, contr = self.w_supp, self.w_contr
+        if edge_weight is not None:
+            supp, contr = supp * edge_weight, contr * edge_weight
         if members is None:
-            return float(self.w_supp.sum()), float(self.w_contr.sum())
+            return float(supp.sum()), float(contr.sum())
         inside = np.zeros(self.n_claims, dtype=bool)
         inside[members] = True
         mask = inside[self.premise] & inside[self.hypothesis]
-        return float(self.w_supp[mask].sum()), float(self.w_contr[mask].sum())
+        return float(supp[mask].sum()), float(contr[mask].sum())
 
 
 def support_counts(graph: ClaimGraph, groups: np.ndarray) -> np.ndarray:

@@ -89,6 +89,8 @@ class Verdict:
     warnings: tuple[str, ...] = ()
     nli_error: str | None = None
     extras: dict[str, Any] = field(default_factory=dict)
+    #: Each claim's relevance to the query in [0, 1] (``None``: relevance off, all count fully).
+    relevance: np.ndarray | None = None
 
     # -- views -------------------------------------------------------------------------
     @property
@@ -175,6 +177,9 @@ class Verdict:
                     "retrieval_score": _finite(c.retrieval_score),
                     "score": _finite(float(self.scores[c.index])) if self.scores.size else None,
                     "support": int(self.support[c.index]) if self.support.size else 0,
+                    "relevance": None
+                    if self.relevance is None
+                    else round(float(self.relevance[c.index]), 4),
                     "selected": c.index in selected,
                 }
                 for c in self.claims
@@ -267,13 +272,35 @@ class Verdict:
         contra = [e for e in self.edges if e.w_contr > 0]
         if contra:
             lines.append(f"contradictions ({len(contra)} directed edges), strongest:")
-            for e in sorted(contra, key=lambda e: -e.w_contr)[:5]:
+            rel = self.relevance
+
+            def weight(e: Edge) -> float:
+                # what the edge weighs in r_contr: its w_contr times its relevance
+                if rel is None:
+                    return e.w_contr
+                return e.w_contr * min(rel[e.premise], rel[e.hypothesis])
+
+            for e in sorted(contra, key=lambda e: -weight(e))[:5]:
                 tag = " (fact conflict)" if e.fact_conflict else ""
+                about = (
+                    ""
+                    if rel is None
+                    else f" relevance={min(rel[e.premise], rel[e.hypothesis]):.2f}"
+                )
                 lines.append(
                     f"  [{e.premise}] {_short(self.claims[e.premise].text, 60)}  ⟂  "
                     f"[{e.hypothesis}] {_short(self.claims[e.hypothesis].text, 60)}  "
-                    f"p_contra={e.p_contra:.2f}{tag}"
+                    f"p_contra={e.p_contra:.2f} w_contr={e.w_contr:.2f}{about}{tag}"
                 )
+        skipped = self.extras.get("non_claims") or []
+        if skipped:
+            counts: dict[str, int] = {}
+            for item in skipped:
+                counts[item["reason"]] = counts.get(item["reason"], 0) + 1
+            lines.append(
+                f"not claims ({len(skipped)} sentences skipped): "
+                + ", ".join(f"{k} {v}" for k, v in counts.items())
+            )
         for w in self.warnings:
             lines.append(f"warning: {w}")
         if self.timings:

@@ -27,3 +27,36 @@ from mirage_core.factcheck import fact_conflict
 def test_fact_conflict(a, b, expected):
     assert fact_conflict(a, b) is expected
     assert fact_conflict(b, a) is expected
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "kind"),
+    [
+        ("Obama was born in Hawaii in 1961.", "Obama was born in Kenya in 1961.", "name"),
+        ("The dam is 221 metres tall.", "The dam is 250 metres tall.", "number"),
+        ("It opened in March 2001.", "It opened in May 2001.", "month"),
+        ("The tower is tall.", "The tower is very tall.", None),
+    ],
+)
+def test_fact_conflict_kind(a, b, kind):
+    from mirage_core.factcheck import fact_conflict_kind
+
+    assert fact_conflict_kind(a, b) == kind
+    if kind is not None:  # a kind left out of `kinds` is never reported
+        others = tuple(k for k in ("number", "month", "name") if k != kind)
+        assert fact_conflict_kind(a, b, others) is None
+
+
+def test_min_similarity_keeps_minimal_edits_only():
+    from mirage_core.factcheck import fact_conflict
+
+    edit = (
+        "The tower was completed in 1889 in Paris.",
+        "The tower was completed in 1925 in Paris.",
+    )
+    assert fact_conflict(*edit, min_similarity=0.6)
+    # Two different sentences on one topic that happen to align two numbers.
+    a = "Bad Bunny won album of the year at the 68th annual Grammy Awards on Sunday night."
+    b = "The record won album of the year at the 2026 Grammy Awards, a first for a Spanish-language album sung by him."
+    assert fact_conflict(a, b)
+    assert not fact_conflict(a, b, min_similarity=0.6)

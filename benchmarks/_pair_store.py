@@ -1,0 +1,86 @@
+"""A persistent NLI pair store for benchmark scripts: every (premise, hypothesis) pair a model
+scored once is read back from SQLite on later runs, so a scoreboard rerun after an engine change
+(claim filter, gate rule, config) costs only the pairs it has never seen.
+
+Keyed on the model's weights (a digest of its files), so a retrained model never reads another
+model's scores. Benchmark tooling only: the engine keeps its in-memory LRU (``CachedNLI``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["PersistentNLI", "model_digest"]
+
+
+def model_digest(path: str | Path) -> str:
+    """SHA-1 over the weight and config files of a local model folder (16 hex digits)."""
+    folder = Path(path)
+    h = hashlib.sha1()
+    for name in sorted(p.name for p in folder.iterdir() if p.is_file()):
+        if name.endswith((".safetensors", ".bin", ".json", ".txt")):
+            h.update(name.encode())
+            h.update((folder / name).read_bytes())
+    return h.hexdigest()[:16]
+
+
+class PersistentNLI:
+    """Wrap an NLI backend with a SQLite store keyed on ``(model digest, premise, hypothesis)``."""
+
+    def __init__(self, inner: Any, store: str | Path, digest: str) -> None:
+        self.inner = inner
+        self.digest = digest
+        Path(store).parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(str(store), check_same_thread=False)
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS pairs (k TEXT PRIMARY KEY, e REAL, n REAL, c REAL)"
+        )
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def _key(self, premise: str, hypothesis: str) -> str:
+        raw = f"{self.digest}\x00{premise}\x00{hypothesis}".encode()
+        return hashlib.sha1(raw).hexdigest()
+
+    def predict(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
+        keys = [self._key(p, h) for p, h in zip(premises, hypotheses, strict=True)]
+        out = np.empty((len(keys), 3), dtype=np.float64)
+        found: dict[str, tuple[float, float, float]] = {}
+        with self._lock:
+            for start in range(0, len(keys), 500):
+                chunk = keys[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                for k, e, n, c in self._db.execute(
+                    f"SELECT k, e, n, c FROM pairs WHERE k IN ({marks})", chunk
+                ):
+                    found[k] = (e, n, c)
+        todo = [i for i, k in enumerate(keys) if k not in found]
+        self.hits += len(keys) - len(todo)
+        self.misses += len(todo)
+        if todo:
+            probs = np.asarray(
+                self.inner.predict([premises[i] for i in todo], [hypotheses[i] for i in todo]),
+                dtype=np.float64,
+            )
+            with self._lock:
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO pairs VALUES (?, ?, ?, ?)",
+                    [(keys[i], *map(float, row)) for i, row in zip(todo, probs, strict=True)],
+                )
+                self._db.commit()
+            for i, row in zip(todo, probs, strict=True):
+                found[keys[i]] = tuple(row)
+        for i, k in enumerate(keys):
+            out[i] = found[k]
+        return out
+
+    def __repr__(self) -> str:
+        return f"PersistentNLI({self.inner!r}, digest={self.digest})"

@@ -1,0 +1,70 @@
+import pytest
+
+from mirage_core.claim_filter import NON_CLAIM_REASONS, non_claim_reason
+from mirage_core.claims import extract_claims
+from mirage_core.types import Passage
+
+
+@pytest.mark.parametrize(
+    ("sentence", "reason"),
+    [
+        ("When was the Eiffel Tower completed?", "question"),
+        ("Is the tower really 330 metres tall?”", "question"),
+        ("Eiffel Tower facts and history …", "truncated"),
+        ("The Eiffel Tower was completed in 1889 .", "truncated"),
+        ("Tower history, construction and...", "truncated"),
+        ("Eiffel Tower completed in 1889 | Example News", "boilerplate"),
+        ("Home > Travel > Paris", "boilerplate"),
+        ("By Jane Doe and John Roe", "boilerplate"),
+        ("Updated 3 March 2024", "boilerplate"),
+        ("Subscribe to our newsletter for more stories", "boilerplate"),
+        ("The tower's main features include:", "list intro or item"),
+        ("Storm Topples Old Oak Tree", "headline"),
+        ("Drink plenty of water", "fragment"),
+    ],
+)
+def test_non_claims_are_named(sentence, reason):
+    assert reason in NON_CLAIM_REASONS
+    assert non_claim_reason(sentence) == reason
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The Eiffel Tower was completed in 1889.",
+        "Strong winds topple old oak tree at City Hall",  # a statement without its period
+        "By contrast, the tower is 330 metres tall.",
+        "Subscribers of the paper read it first.",
+        "Copyright law protects the tower's night illumination.",
+        "In approximately 12% of reported cases, the infected persons were hospitalized.73",
+        "Wow, it works!",
+        "埃菲尔铁塔位于巴黎。",
+    ],
+)
+def test_statements_are_claims(sentence):
+    assert non_claim_reason(sentence) is None
+
+
+def test_extract_claims_skips_and_reports_non_claims():
+    text = (
+        "Eiffel Tower facts | Example News. When was the Eiffel Tower built? "
+        "The Eiffel Tower was completed in 1889. Its design includes:"
+    )
+    passage = Passage(text, source="a")
+    kwargs = dict(
+        indices=[0],
+        sources=["a"],
+        domains=["a"],
+        scores=[1.0],
+        min_tokens=2,
+        max_claims_per_passage=64,
+        max_chars=20_000,
+    )
+    skipped: list = []
+    claims = extract_claims([passage], filter_non_claims=True, skipped=skipped, **kwargs)
+    assert [c.text for c in claims] == ["The Eiffel Tower was completed in 1889."]
+    assert [s["reason"] for s in skipped] == ["boilerplate", "question", "list intro or item"]
+    for s in skipped:  # spans point into the caller's text
+        assert text[s["start"] : s["end"]].strip()
+    unfiltered = extract_claims([passage], **kwargs)
+    assert len(unfiltered) == 4

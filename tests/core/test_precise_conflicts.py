@@ -1,0 +1,117 @@
+"""Symmetric contradiction, relevance-weighted gate and attribution lists (DESIGN.md §1.8)."""
+
+import numpy as np
+import pytest
+
+from mirage_core import CallableNLI, Mirage, MirageConfig, Passage
+from mirage_core.graph import ClaimGraph, symmetric_contra
+
+
+def _probs(forward, backward):
+    rows = [[1 - p - 0.01, 0.01, p] for p in [*forward, *backward]]
+    return np.asarray(rows)
+
+
+@pytest.mark.parametrize(
+    ("symmetry", "expected"),
+    [("each", [0.9, 0.1]), ("min", [0.1, 0.1]), ("mean", [0.5, 0.5]), ("max", [0.9, 0.9])],
+)
+def test_symmetric_contra(symmetry, expected):
+    out = symmetric_contra(_probs([0.9], [0.1]), symmetry)
+    assert out.tolist() == pytest.approx(expected)
+
+
+def test_one_directional_contradiction_is_dropped_under_min():
+    probs = _probs([0.8], [0.2])
+    each = ClaimGraph.build(2, np.array([0]), np.array([1]), probs, 0.5, symmetry="each")
+    both = ClaimGraph.build(2, np.array([0]), np.array([1]), probs, 0.5, symmetry="min")
+    assert each.w_contr.tolist() == pytest.approx([0.8, 0.0])
+    assert both.w_contr.tolist() == [0.0, 0.0]
+    # the record keeps each direction's own probabilities
+    assert both.probs[:, 2].tolist() == pytest.approx([0.8, 0.2])
+
+
+def test_mass_weighs_edges():
+    probs = np.array([[0.0, 0.1, 0.9], [0.0, 0.1, 0.9]])
+    g = ClaimGraph.build(2, np.array([0]), np.array([1]), probs, 0.5)
+    assert g.mass(None, np.array([0.5, 0.0]))[1] == pytest.approx(0.45)
+
+
+def _always(label: int):
+    def fn(premises, hypotheses):
+        out = np.full((len(premises), 3), 0.01)
+        out[:, label] = 0.98
+        return out
+
+    return CallableNLI(fn)
+
+
+def test_attribution_list_passes_with_an_entailing_model():
+    # The standard-suite case of the clean-evidence issue: five outlets repeat one fact and
+    # name themselves. The old fact check read "Alpha" vs "Bravo" as a conflict (r_contr 0.515).
+    names = ["Alpha", "Bravo", "Charlie", "Delta", "Echo"]
+    passages = [
+        Passage(
+            f"The Eiffel Tower is 330 metres tall and stands in Paris. The {n} Gazette reports it.",
+            source=f"https://{n.lower()}.example/eiffel",
+        )
+        for n in names
+    ]
+    v = Mirage(MirageConfig(), nli=_always(0)).defend("How tall is the Eiffel Tower?", passages)
+    assert v.decision == "verified", v.reason
+    assert v.r_contr == 0.0
+
+
+def test_off_topic_conflict_cannot_block():
+    # Every pair contradicts, but only the claims about the café are in conflict with each
+    # other... and none of them is about the question.
+    nli = _always(2)
+    passages = [
+        Passage("The café next door opened in 1990.", source="https://a.example/1"),
+        Passage("The café next door opened in 1995.", source="https://b.example/2"),
+    ]
+    query = "How tall is the Eiffel Tower?"
+    on = Mirage(MirageConfig(d_min=1), nli=nli).defend(query, passages)
+    off = Mirage(MirageConfig(d_min=1, relevance="none"), nli=nli).defend(query, passages)
+    assert off.decision == "fallback" and off.r_contr > 0.3
+    assert on.r_contr == 0.0 and on.decision == "verified"
+    assert on.relevance is not None and on.relevance.max() == 0.0
+    assert "relevance" in on.to_dict()["claims"][0]
+
+
+def test_relevant_conflict_still_blocks():
+    nli = _always(2)
+    passages = [
+        Passage("The Eiffel Tower was completed in 1889.", source="https://a.example/1"),
+        Passage("The Eiffel Tower was completed in 1925.", source="https://b.example/2"),
+    ]
+    v = Mirage(MirageConfig(), nli=nli).defend("When was the Eiffel Tower completed?", passages)
+    assert v.decision == "fallback"
+    assert v.r_contr > 0.9
+
+
+def test_paper_keeps_each_direction_and_no_relevance():
+    cfg = MirageConfig.paper()
+    assert cfg.contradiction_symmetry == "each"
+    assert cfg.relevance == "none"
+    assert cfg.claim_filter is True
+
+
+def test_non_claims_are_in_the_verdict(mirage):
+    passages = [
+        Passage(
+            "When was the Eiffel Tower completed? The Eiffel Tower was completed in 1889.",
+            source="https://a.example/1",
+        ),
+        Passage(
+            "The Eiffel Tower was completed in 1889 for the World's Fair.",
+            source="https://b.example/2",
+        ),
+    ]
+    v = mirage.defend("When was the Eiffel Tower completed?", passages)
+    assert [c.text for c in v.claims if c.passage_index == 0] == [
+        "The Eiffel Tower was completed in 1889."
+    ]
+    assert v.candidate_stats["non_claims"] == 1
+    assert v.extras["non_claims"][0]["reason"] == "question"
+    assert "not claims (1 sentences skipped): question 1" in v.explain()
