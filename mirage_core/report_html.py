@@ -66,6 +66,28 @@ def _short(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
+def _relevance(verdict: Verdict) -> list[float] | None:
+    """Each claim's query relevance in [0, 1] when the verdict has it (``None``: not measured)."""
+    rel = getattr(verdict, "relevance", None)
+    if rel is None or len(rel) != len(verdict.claims):
+        return None
+    return [float(x) for x in rel]
+
+
+def _non_claims(verdict: Verdict) -> dict[int, list[tuple[int, int, str]]]:
+    """Sentences the claim filter skipped, per passage: ``(start, end, reason)``."""
+    out: dict[int, list[tuple[int, int, str]]] = {}
+    items = verdict.extras.get("non_claims") if isinstance(verdict.extras, dict) else None
+    for it in items or ():
+        try:
+            out.setdefault(int(it["passage"]), []).append(
+                (int(it["start"]), int(it["end"]), str(it.get("reason", "")))
+            )
+        except (KeyError, TypeError, ValueError):
+            continue
+    return {p: sorted(v) for p, v in out.items()}
+
+
 def _states(verdict: Verdict) -> tuple[list[str], dict[int, list[int]]]:
     """Each claim's state, and for every claim the S* claims it contradicts (either direction)."""
     n = len(verdict.claims)
@@ -156,6 +178,7 @@ def _graph_svg(verdict: Verdict, states: Sequence[str]) -> str:
         rec["contr"] = max(float(rec["contr"]), wc)
         rec["pe"] = max(float(rec["pe"]), probs[0])
         rec["pc"] = max(float(rec["pc"]), probs[2])
+    rel = _relevance(verdict)
     support_paths, contra_paths = [], []
     for (a, b), rec in sorted(chords.items()):
         (x1, y1), (x2, y2) = pos[a], pos[b]
@@ -165,8 +188,14 @@ def _graph_svg(verdict: Verdict, states: Sequence[str]) -> str:
         if float(rec["contr"]) > 0:
             stroke = 1.5 + 3.0 * float(rec["contr"])
             tip = f"[{a}] ⟂ [{b}]: contradiction, p_contra up to {float(rec['pc']):.2f}"
+            opacity = 0.85
+            if rel is not None:  # an off-topic conflict weighs less in r_contr: drawn fainter
+                r = min(rel[a], rel[b])
+                opacity = 0.2 + 0.65 * r
+                tip += f", query relevance {r:.2f}"
             contra_paths.append(
-                f'<path class="ec" d="{d}" stroke-width="{stroke:.1f}"><title>{_e(tip)}</title></path>'
+                f'<path class="ec" d="{d}" stroke-width="{stroke:.1f}" '
+                f'style="stroke-opacity:{opacity:.2f}"><title>{_e(tip)}</title></path>'
             )
         elif float(rec["supp"]) > 0:
             stroke = 0.8 + 2.0 * float(rec["supp"])
@@ -183,8 +212,10 @@ def _graph_svg(verdict: Verdict, states: Sequence[str]) -> str:
         x, y = pos[i]
         s = _num(float(scores[i]), 2) if scores.size else "n/a"
         nsup = int(support[i]) if support.size else 0
+        about = "" if rel is None else f", relevance={rel[i]:.2f}"
         tip = (
-            f"[{i}] passage {c.passage_index} ({c.domain}), s={s}, n={nsup}: {_short(c.text, 200)}"
+            f"[{i}] passage {c.passage_index} ({c.domain}), s={s}, n={nsup}{about}: "
+            f"{_short(c.text, 200)}"
         )
         font = max(7, node_r - 1)
         nodes.append(
@@ -237,7 +268,9 @@ def _sentence(verdict: Verdict, i: int, text: str, state: str, against: dict[int
         + ", ".join(f"[{j}]" for j in against.get(i, [])),
         UNSELECTED: "not selected",
     }[state]
-    tip = f"[{i}] {why}; s={s}, n={n}, group {c.group or c.domain}"
+    rel = _relevance(verdict)
+    about = "" if rel is None else f", query relevance {rel[i]:.2f}"
+    tip = f"[{i}] {why}; s={s}, n={n}{about}, group {c.group or c.domain}"
     return (
         f'<mark id="claim-{i}" class="{state}" title="{_e(tip)}">'
         f'<sup class="ci">{i}</sup>{_e(text)}</mark>'
@@ -262,6 +295,7 @@ def _passage_sections(
             for m in members if isinstance(members, list | tuple) else ():
                 if isinstance(m, int):
                     group_of[m] = str(name)
+    skipped = _non_claims(verdict)
     out = []
     for p in range(count):
         idx = sorted(by_passage.get(p, []), key=lambda i: verdict.claims[i].start)
@@ -280,9 +314,11 @@ def _passage_sections(
             )
             + "</h3>"
             f'<p class="muted">{len(idx)} claim(s): {counts[SELECTED]} in S*, '
-            f"{counts[REJECTED]} rejected, {counts[UNSELECTED]} not selected</p>"
+            f"{counts[REJECTED]} rejected, {counts[UNSELECTED]} not selected"
+            + (f"; {len(skipped[p])} sentence(s) not claims" if skipped.get(p) else "")
+            + "</p>"
         )
-        body = _passage_body(verdict, item, idx, states, against)
+        body = _passage_body(verdict, item, idx, states, against, skipped.get(p, []))
         out.append(f'<section class="passage" id="passage-{p}">{head}{body}</section>')
     if not out:
         return '<p class="muted">No passages.</p>'
@@ -296,22 +332,44 @@ def _source_html(source: str) -> str:
     return f'<span class="src">{_e(source)}</span>'
 
 
-def _passage_body(verdict, item, idx, states, against) -> str:
+def _marked_text(text: str, spans: list[tuple[int, int, str]]) -> str | None:
+    """``text`` escaped, each ``(start, end, html)`` span replaced by its html; ``None`` when
+    the spans do not fit the text (out of bounds or overlapping)."""
+    spans = sorted(spans, key=lambda x: x[0])
+    if not all(0 <= a < b <= len(text) for a, b, _ in spans) or not all(
+        x[1] <= y[0] for x, y in pairwise(spans)
+    ):
+        return None
+    parts, at = [], 0
+    for start, end, markup in spans:
+        parts.append(_e(text[at:start]))
+        parts.append(markup)
+        at = end
+    parts.append(_e(text[at:]))
+    return "".join(parts)
+
+
+def _passage_body(verdict, item, idx, states, against, skipped=()) -> str:
     claims = verdict.claims
     if item is not None:
         text = item.text
-        spans_fit = all(0 <= claims[i].start < claims[i].end <= len(text) for i in idx) and all(
-            claims[a].end <= claims[b].start for a, b in pairwise(idx)
-        )
-        if spans_fit:
-            parts, at = [], 0
-            for i in idx:
-                c = claims[i]
-                parts.append(_e(text[at : c.start]))
-                parts.append(_sentence(verdict, i, text[c.start : c.end], states[i], against))
-                at = c.end
-            parts.append(_e(text[at:]))
-            return f'<p class="text">{"".join(parts)}</p>'
+        if all(0 <= claims[i].start < claims[i].end <= len(text) for i in idx):
+            spans = [
+                (c.start, c.end, _sentence(verdict, i, text[c.start : c.end], states[i], against))
+                for i in idx
+                for c in (claims[i],)
+            ]
+            others = [
+                (
+                    a,
+                    b,
+                    f'<mark class="nc" title="{_e("not a claim: " + why)}">{_e(text[a:b])}</mark>',
+                )
+                for a, b, why in skipped
+            ]
+            body = _marked_text(text, spans + others) or _marked_text(text, spans)
+            if body is not None:
+                return f'<p class="text">{body}</p>'
     if not idx:
         if item is not None and item.text.strip():
             return f'<p class="text">{_e(item.text)}</p><p class="muted">No claims in this passage.</p>'
@@ -332,9 +390,11 @@ def _passage_body(verdict, item, idx, states, against) -> str:
 def _contradiction_table(verdict: Verdict, states: Sequence[str], pairs: list[_Pair]) -> str:
     if not pairs:
         return '<p class="muted">No contradiction edges (p_contra below κ everywhere).</p>'
+    rel = _relevance(verdict)
     rows = []
     for pr in pairs:
         ca, cb = verdict.claims[pr.a], verdict.claims[pr.b]
+        rel_cell = "" if rel is None else f'<td class="num">{min(rel[pr.a], rel[pr.b]):.2f}</td>'
         rows.append(
             "<tr>"
             f'<td><a href="#claim-{pr.a}" class="tag {states[pr.a]}">[{pr.a}]</a> '
@@ -342,11 +402,12 @@ def _contradiction_table(verdict: Verdict, states: Sequence[str], pairs: list[_P
             f'<td><a href="#claim-{pr.b}" class="tag {states[pr.b]}">[{pr.b}]</a> '
             f'<span class="pid">P{cb.passage_index}</span> {_e(cb.text)}</td>'
             f'<td class="num">{_num(pr.p_ab, 2)}</td><td class="num">{_num(pr.p_ba, 2)}</td>'
-            f"<td>{'yes' if pr.fact_conflict else ''}</td></tr>"
+            f"<td>{'yes' if pr.fact_conflict else ''}</td>{rel_cell}</tr>"
         )
+    rel_head = "" if rel is None else "<th>query relevance (weight in r_contr)</th>"
     return (
         "<table><thead><tr><th>claim a</th><th>claim b</th><th>p_contra a→b</th>"
-        "<th>p_contra b→a</th><th>fact check</th></tr></thead><tbody>"
+        f"<th>p_contra b→a</th><th>fact check</th>{rel_head}</tr></thead><tbody>"
         + "".join(rows)
         + "</tbody></table>"
     )
@@ -377,6 +438,7 @@ h3{font-size:15px;margin:0 0 4px;display:flex;gap:8px;flex-wrap:wrap;align-items
 .sw{display:inline-block;width:14px;height:14px;border-radius:50%;border:2px solid #344054}
 .sw.sel{background:var(--sel);border-color:#0b4f23}.sw.rej{background:#f3a6a6;border-color:var(--bad)}
 .sw.uns{background:#e4e7ec;border-color:#98a2b3}
+.sw.nc{background:none;border:1px dotted var(--mute);border-radius:2px}
 .ln{display:inline-block;width:22px;height:0;border-top:3px solid}
 .ln.c{border-color:var(--bad)}.ln.s{border-color:#5cb176}
 svg.graph{display:block;max-width:100%;height:auto;margin:0 auto}
@@ -400,6 +462,7 @@ mark.sel{background:var(--selbg);box-shadow:inset 0 -2px 0 var(--sel)}
 mark.rej{background:var(--badbg);text-decoration:line-through;text-decoration-color:var(--bad);
 box-shadow:inset 0 -2px 0 var(--bad)}
 mark.uns{background:#f2f4f7}
+mark.nc{background:none;color:var(--mute);border-bottom:1px dotted var(--mute);border-radius:0}
 mark:target{outline:2px solid #2e90fa}
 sup.ci{font-size:10px;color:var(--mute);margin-right:2px;font-family:ui-monospace,monospace}
 table{border-collapse:collapse;width:100%;background:#fff;font-size:14px}
@@ -463,12 +526,20 @@ def render_html(
         for k, v in verdict.candidate_stats.items()
     )
     timings = ", ".join(f"{_e(k)} {v * 1000:.1f} ms" for k, v in verdict.timings.items())
+    nc_legend = (
+        '<span><i class="sw nc"></i>not a claim (question, title, boilerplate)</span>'
+        if _non_claims(verdict)
+        else ""
+    )
     legend = (
         '<div class="legend">'
         f'<span><i class="sw sel"></i>{_e(sel_words)}</span>'
         '<span><i class="sw rej"></i>rejected: contradicts S*</span>'
         '<span><i class="sw uns"></i>not selected</span>'
-        '<span><i class="ln c"></i>contradiction (w_contr &gt; 0)</span>'
+        + nc_legend
+        + '<span><i class="ln c"></i>contradiction (w_contr &gt; 0'
+        + ("; fainter: less relevant to the query" if _relevance(verdict) else "")
+        + ")</span>"
         '<span><i class="ln s"></i>support (w_supp &gt; 0)</span>'
         "</div>"
     )

@@ -251,3 +251,21 @@ def test_packaged_model_rejects_the_polluted_answer(tmp_path):
     answer = [state for state, body in marks if "completed in 1925" in body]
     assert answer == ["rej"], marks
     assert '<path class="ec"' in page  # red contradiction edges in the graph
+
+
+def test_non_claims_and_query_relevance_are_shown(mirage, polluted_passages):
+    question = Passage(
+        "When was the Eiffel Tower completed? The tower was completed in 1889.",
+        source="https://faq.example/eiffel",
+    )
+    rows = [*polluted_passages, question]
+    verdict = mirage.defend(QUERY, rows)
+    skipped = verdict.extras.get("non_claims") or []
+    if not skipped or verdict.relevance is None:
+        pytest.skip("this configuration filters no sentence or measures no relevance")
+    page = verdict.to_html(rows)
+    nc = re.findall(r'<mark class="nc" title="not a claim: [^"]+">([^<]*)</mark>', page)
+    assert "When was the Eiffel Tower completed?" in nc
+    assert "not a claim (question" in page  # in the legend
+    assert "query relevance (weight in r_contr)" in page.split('id="contradictions"')[1]
+    assert re.search(r'<path class="ec" [^>]*style="stroke-opacity:0\.\d+"', page)
