@@ -66,3 +66,13 @@ def test_readme_links_point_at_files():
         if re.match(r"[a-z]+://", target) or target.startswith("#"):
             continue
         assert (ROOT / target.split("#")[0]).exists(), f"README links to a missing {target}"
+
+
+def test_configuration_page_lists_every_field():
+    import dataclasses
+
+    from mirage_core import MirageConfig
+
+    page = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
+    missing = [f.name for f in dataclasses.fields(MirageConfig) if f"`{f.name}`" not in page]
+    assert not missing, f"docs/configuration.md does not describe {missing}"
