@@ -30,17 +30,20 @@ NON_CLAIM_REASONS: tuple[str, ...] = (
 )
 
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
-# "…", "...", or a lone " ." / " …" left where a search snippet was cut.
-_TRUNCATED = re.compile(r"(?:…|\.\.\.|\s[.…])[\"'”’)\]]*$")
+# "…" or "..." where a search snippet was cut; a detached " ." ends snippet titles
+# ("Eiffel Tower - Example Travel .") but also real sentences whose link text was stripped.
+_TRUNCATED = re.compile(r"(?:…|\.\.\.)[\"'”’)\]]*$")
+_DETACHED = re.compile(r"\s[.]$")
 _QUESTION = re.compile(r"[?？][\"'”’)\]」]*$")
 _TERMINAL = re.compile(
     r"[.!。！．][\"'”’)\]」]*(?:\d{1,3})?$"
 )  # "...hospitalized.73": a footnote digit
 _DANGLING = re.compile(r"[:;,–—-]$")
+_LIST_INTRO = re.compile(r":$")
 _BOILERPLATE = re.compile(
     r"""(?ix)
     \s\|\s                                   # "Title | Site name", "Home | News"
-    | (?:^|\s)(?:›|»|>)\s                     # breadcrumbs "Home > News > World"
+    | (?:^|\s)[›»>]\s.*\s[›»>]\s            # breadcrumbs "Home > News > World"
     | ^(?:published|updated|last\ updated|posted|modified)(?:\ on)?[:\s]+\S*\d   # datelines
     | ^(?:skip\ to|jump\ to|read\ more|click\ here|sign\ up|subscribe|share\ (?:this|on)
         |follow\ us|advertisement|related\ (?:articles|stories|posts)|table\ of\ contents
@@ -67,12 +70,13 @@ def _is_title_case(words: list[str]) -> bool:
 def non_claim_reason(sentence: str) -> str | None:
     """Why ``sentence`` (whitespace-normalized) is not a factual claim, or ``None``.
 
-    Reasons: ``"question"`` (ends with "?"), ``"truncated"`` (ends with "…", "..." or a
-    detached " ."), ``"boilerplate"`` (site names after " | ", breadcrumbs, bylines, datelines,
-    calls to action), ``"list intro or item"`` (ends with ":", ";", "," or a dash),
-    ``"headline"`` (title case, no end punctuation) and ``"fragment"`` (no end punctuation and
-    fewer than six words). An unpunctuated sentence of six or more words that is not title case
-    is kept: extracted web text often drops the final period of real statements.
+    Reasons: ``"question"`` (ends with "?"), ``"truncated"`` (ends with "…" or "...", or a
+    title or fragment ending in a detached " ."), ``"boilerplate"`` (site names after " | ",
+    breadcrumbs, bylines, datelines, calls to action), ``"list intro or item"`` (ends with ":",
+    or a short piece ending in ";", "," or a dash), ``"headline"`` (title case, no end
+    punctuation) and ``"fragment"`` (no end punctuation and fewer than six words). An
+    unpunctuated sentence of six or more words that is not title case is kept: extracted web
+    text often drops the final period of real statements, or ends a quote at a comma.
     """
     text = sentence.strip()
     if not text:
@@ -83,13 +87,16 @@ def non_claim_reason(sentence: str) -> str | None:
         return "truncated"
     if _BOILERPLATE.search(text) or (_BYLINE.match(text) and len(text.split()) <= 10):
         return "boilerplate"
-    if _DANGLING.search(text):
+    if _LIST_INTRO.search(text):
         return "list intro or item"
-    if _TERMINAL.search(text) or text.endswith("!"):
+    detached = bool(_DETACHED.search(text))
+    if not detached and (_TERMINAL.search(text) or text.endswith("!")):
         return None
     words = _WORD.findall(text)
     if _is_title_case(words):
-        return "headline"
+        return "truncated" if detached else "headline"
     if len(words) < 6:
-        return "fragment"
+        if detached:
+            return "truncated"
+        return "list intro or item" if _DANGLING.search(text) else "fragment"
     return None

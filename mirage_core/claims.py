@@ -43,7 +43,7 @@ _WS = re.compile(r"\s+")
 # They carry no claim, yet a small NLI model reads "X.[30]" vs "X." as a minimal edit, i.e. a
 # contradiction (measured: p_contra 0.98 on otherwise identical Wikipedia sentences).
 _CITATION = re.compile(
-    r"\[(?:\d+(?:\s*[,–-]\s*\d+)*|[a-z]|(?:note|nb) \d+|[a-z ]{0,20}needed)\]", re.IGNORECASE
+    r"\s*\[(?:\d+(?:\s*[,–-]\s*\d+)*|[a-z]|(?:note|nb) \d+|[a-z ]{0,20}needed)\]", re.IGNORECASE
 )
 
 _segmenter_local = threading.local()
