@@ -11,6 +11,11 @@ passages of *different* publishers (one publisher is one source anyway):
 - ``concentration`` — share of a passage's content tokens that restate the query or repeat what
   at least half of the group says (RAGDefender's TF-IDF top-term concentration is one form).
   A planted passage restates the question and asserts one answer with little else.
+- ``answer_focus`` — the same idea at the sentence that carries the group's shared token (the
+  answer): the share of that sentence's content tokens that are the query's words or the shared
+  tokens. A poison must state its answer where the question's words are, whatever framing and
+  filler surround it ("Q: where was X filmed? A: New York."); an honest page's sentences that
+  mention a fact other outlets share carry other facts with it.
 - ``novelty`` — share of a passage's content tokens found neither in the query nor in any other
   passage of the group. Honest coverage brings facts of its own; planted text repeats one
   (low novelty is the suspicious side).
@@ -37,11 +42,12 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from mirage_core.claims import STOPWORDS, content_tokens
+from mirage_core.claims import STOPWORDS, content_tokens, split_sentences
 
 __all__ = [
     "DEFAULT_MODEL",
     "SIGNALS",
+    "TEXT_MODEL",
     "CoordinationModel",
     "GroupSignals",
     "candidate_groups",
@@ -54,7 +60,14 @@ __all__ = [
 
 #: Signal names, each oriented so that *higher* means "more like planted copies" once
 #: standardized (novelty enters negated).
-SIGNALS: tuple[str, ...] = ("lexical", "concentration", "novelty", "tightness", "cosine")
+SIGNALS: tuple[str, ...] = (
+    "lexical",
+    "concentration",
+    "answer_focus",
+    "novelty",
+    "tightness",
+    "cosine",
+)
 
 _WORD = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_][^\W_]*(?:['’][^\W\d_]+)?")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
@@ -93,6 +106,7 @@ class EvidenceProfile:
 
     query_tokens: frozenset[str]
     tokens: list[frozenset[str]]
+    sentences: list[list[frozenset[str]]]  # content tokens of each sentence, per passage
     lexical: np.ndarray  # (n, n) shingle containment; 0 on the diagonal
     cross: np.ndarray  # (n, n) bool: different publishers
     sims: np.ndarray | None  # (n, n) cosine, when embeddings were given
@@ -130,6 +144,7 @@ def evidence_profile(
     return EvidenceProfile(
         query_tokens=content_tokens(query),
         tokens=[content_tokens(t) for t in texts],
+        sentences=[[content_tokens(t[a:b]) for a, b in split_sentences(t)] for t in texts],
         lexical=lexical_matrix(texts, query),
         cross=dom[:, None] != dom[None, :],
         sims=sims,
@@ -142,7 +157,8 @@ class GroupSignals:
     """The signals of one candidate group (passage indices into the query's evidence).
 
     Raw values: ``lexical`` and ``cosine`` are means over the group's pairs of different
-    publishers; ``concentration`` and ``novelty`` are means over its passages; ``tightness``
+    publishers; ``concentration``, ``answer_focus`` and ``novelty`` are means over its
+    passages; ``tightness``
     is the robust z of its mean cosine against the other pairs (NaN without embeddings or
     without passages outside the group). ``shared`` are the content tokens outside the query
     that every member carries (what tied them). ``standardized``, ``score``, ``fired`` and
@@ -154,6 +170,7 @@ class GroupSignals:
     shared: tuple[str, ...]
     lexical: float
     concentration: float
+    answer_focus: float
     novelty: float
     cosine: float
     tightness: float
@@ -175,6 +192,7 @@ class GroupSignals:
         detail = {
             "lexical": f"shared phrasing {self.lexical:.2f}",
             "concentration": f"answer concentration {self.concentration:.2f}",
+            "answer_focus": f"answer sentences {self.answer_focus:.0%} query + shared words",
             "novelty": f"novelty {self.novelty:.2f}",
             "tightness": f"tightness z {self.tightness:.1f}",
             "cosine": f"mean cosine {self.cosine:.2f}",
@@ -196,8 +214,13 @@ def _mean_cross(matrix: np.ndarray, cross: np.ndarray, members: np.ndarray) -> f
     return float(sub[mask].mean()) if mask.any() else float("nan")
 
 
-def group_signals(profile: EvidenceProfile, members: Sequence[int]) -> GroupSignals:
-    """Score one group of passages (indices into the profile's evidence) on every signal."""
+def group_signals(
+    profile: EvidenceProfile, members: Sequence[int], anchors: Sequence[str] | None = None
+) -> GroupSignals:
+    """Score one group of passages (indices into the profile's evidence) on every signal.
+
+    ``anchors``: the tokens that define the group (``answer_focus`` reads the sentences that
+    carry them); default: every content token outside the query that all members share."""
     idx = np.asarray(sorted(set(int(m) for m in members)), dtype=np.int64)
     if idx.size < 2:
         raise ValueError("a group needs at least two passages")
@@ -221,6 +244,15 @@ def group_signals(profile: EvidenceProfile, members: Sequence[int]) -> GroupSign
             if j != k:
                 others |= o
         nov.append(len(p - others) / size)
+    shared = sorted(set.intersection(*(set(t) for t in toks))) if toks else []
+    anchor = set(anchors) if anchors else set(shared)
+    focus = []
+    for i in idx:
+        best = 0.0
+        for sent in profile.sentences[i]:
+            if sent & anchor:
+                best = max(best, len(sent & (q | anchor)) / len(sent))
+        focus.append(best)
     lexical = _mean_cross(profile.lexical, profile.cross, idx)
     cosine = tightness = float("nan")
     if profile.sims is not None:
@@ -236,13 +268,13 @@ def group_signals(profile: EvidenceProfile, members: Sequence[int]) -> GroupSign
         ),
         key=lambda x: -x[2],
     )
-    shared = sorted(set.intersection(*(set(t) for t in toks))) if toks else []
     return GroupSignals(
         passages=tuple(int(i) for i in idx),
         publishers=len({profile.domains[i] for i in idx}),
         shared=tuple(shared),
         lexical=lexical,
         concentration=float(np.mean(conc)) if conc else float("nan"),
+        answer_focus=float(np.mean(focus)) if anchor else float("nan"),
         novelty=float(np.mean(nov)) if nov else float("nan"),
         cosine=cosine,
         tightness=tightness,
@@ -340,13 +372,41 @@ class CoordinationModel:
         )
 
 
-#: Placeholder until benchmarks/coordination_signals.py fits it (see that script's output).
+#: Fit by ``python benchmarks/coordination_signals.py`` (benchmarks/results/coordination_signals.txt):
+#: centers / scales are the median / MAD of honest gpe-eval groups (k = 10) of the fit half, the
+#: signals the combination whose worst poison variant caught most on the fit half, the threshold
+#: the one that flags 5% of honest fit sets. Held out: honest sets flagged 11% (length-matched
+#: honest control 5%); PoisonedRAG gold + 5 poisons caught 68% (original), 68% (paraphrased),
+#: 63% (synonym-substituted), 35% (dispersed), the five poisons alone 47% (original) and 83%
+#: (dispersed); the flagged group is the poisons in 97%.
+#: Needs embeddings (``tightness``); without them :data:`TEXT_MODEL` applies.
 DEFAULT_MODEL = CoordinationModel(
-    signals=("lexical", "concentration", "novelty"),
-    center={"lexical": 0.0, "concentration": 0.2, "novelty": 0.5, "tightness": 0.0, "cosine": 0.5},
-    scale={"lexical": 0.05, "concentration": 0.1, "novelty": 0.1, "tightness": 1.0, "cosine": 0.1},
-    threshold=2.0,
+    signals=("answer_focus", "tightness"),
+    center={
+        "lexical": 0.0145,
+        "concentration": 0.3087,
+        "answer_focus": 0.1871,
+        "novelty": 0.6287,
+        "tightness": 0.377,
+        "cosine": 0.6694,
+    },
+    scale={
+        "lexical": 0.0168,
+        "concentration": 0.1123,
+        "answer_focus": 0.0665,
+        "novelty": 0.1339,
+        "tightness": 0.7204,
+        "cosine": 0.1095,
+    },
+    threshold=3.773,
+    provenance="benchmarks/coordination_signals.py, seed 0 (fit half)",
 )
+
+
+#: The best combination without embeddings, fit the same way: ``answer_focus`` + ``novelty``.
+#: Held out: honest sets flagged 4%; caught 32% / 33% / 30% / 23% (original / paraphrased /
+#: synonym / dispersed), the poisons alone 35% / 25% (original / dispersed).
+TEXT_MODEL = replace(DEFAULT_MODEL, signals=("answer_focus", "novelty"), threshold=3.440)
 
 
 def detect_coordination(
@@ -354,18 +414,21 @@ def detect_coordination(
     texts: Sequence[str],
     domains: Sequence[str],
     embeddings: np.ndarray | None = None,
-    model: CoordinationModel = DEFAULT_MODEL,
+    model: CoordinationModel | None = None,
 ) -> list[GroupSignals]:
     """Every candidate group of the query's evidence, scored by ``model``, most suspicious
     first; ``[g for g in result if g.flagged]`` are the coordinated ones.
 
     ``domains`` name each passage's publisher (pairs of one publisher never count);
-    ``embeddings`` (L2-normalized rows) enable the ``cosine`` and ``tightness`` signals.
+    ``embeddings`` (L2-normalized rows) enable the ``cosine`` and ``tightness`` signals;
+    ``model`` defaults to :data:`DEFAULT_MODEL` with embeddings, :data:`TEXT_MODEL` without.
     """
+    if model is None:
+        model = DEFAULT_MODEL if embeddings is not None else TEXT_MODEL
     profile = evidence_profile(query, texts, domains, embeddings)
     out = [
-        model.score(group_signals(profile, members))
-        for members, _ in candidate_groups(profile, model.min_publishers)
+        model.score(group_signals(profile, members, anchors))
+        for members, anchors in candidate_groups(profile, model.min_publishers)
     ]
     return sorted(
         out, key=lambda g: (-(g.score if math.isfinite(g.score) else -math.inf), g.passages)

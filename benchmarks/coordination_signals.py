@@ -1,0 +1,311 @@
+"""Coordination signals alone and combined: `python benchmarks/coordination_signals.py`.
+
+Planted groups: PoisonedRAG NQ + HotpotQA, gold + five poisons (all 100 queries of each, each
+passage its own publisher), with the original poisons and the three adaptive rewrites
+(paraphrase, synonym, dispersed). Honest multi-outlet coverage: gpe-eval claims with ≥ 10 benign
+passages (k = 10, first 1,200 characters, publisher = URL host).
+
+For every evidence set, :func:`mirage_core.coordination.candidate_groups` proposes the groups
+(passages of ≥ 3 publishers sharing a content token outside the query) and
+:func:`~mirage_core.coordination.group_signals` scores each; an evidence set's score for a
+signal is its most suspicious group's. A planted set is *caught* when its most suspicious group
+reaches the threshold; an honest set is a *false alarm* when any group does. Queries (and gpe
+claims) are split in two seeded halves: centers / scales (median / MAD over the honest fit
+groups), thresholds (flagging ≤ 5% of honest fit sets) and the choice of combination (the
+highest worst-variant catch rate on the fit half) are made on the fit half only; every figure
+printed is on the held-out half unless labelled "fit". A combination's score is the mean of its
+standardized signals (novelty negated).
+
+Honest gpe pages run to 1,200 characters, poisons to about 300: a *length-matched control* cuts
+the same honest passages to 300 characters. Its FPR at the thresholds fit above says whether a
+signal only measures length; a second table refits everything against it.
+
+Output committed as benchmarks/results/coordination_signals.txt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import math
+import os
+import random
+import time
+
+import numpy as np
+from coordination_data import VARIANTS, DiskCachedEmbedder, honest_sets, planted_sets
+
+from mirage_core.coordination import (
+    SIGNALS,
+    CoordinationModel,
+    candidate_groups,
+    evidence_profile,
+    group_signals,
+)
+
+FPR_BUDGET = 0.05
+#: Reported too, not used to choose: the five poisons alone (FULL), where ``tightness`` has no
+#: other passages to compare with.
+ALONE = ("original, poisons only", "dispersed, poisons only")
+SHOWN = (*VARIANTS, *ALONE)
+SHORT_CHARS = 300  # about a PoisonedRAG poison's length (a length-matched honest control)
+
+
+def _auc(pos: np.ndarray, neg: np.ndarray) -> float:
+    """ROC AUC = P(score_pos > score_neg) + ½ P(tie) (Mann–Whitney)."""
+    pos, neg = np.asarray(pos, float), np.asarray(neg, float)
+    if pos.size == 0 or neg.size == 0:
+        return float("nan")
+    allv = np.concatenate([pos, neg])
+    order = allv.argsort(kind="mergesort")
+    ranks = np.empty(allv.size)
+    sorted_v = allv[order]
+    i = 0
+    while i < allv.size:  # average ranks of ties
+        j = i
+        while j + 1 < allv.size and sorted_v[j + 1] == sorted_v[i]:
+            j += 1
+        ranks[order[i : j + 1]] = (i + j) / 2 + 1
+        i = j + 1
+    r = ranks[: pos.size].sum()
+    return float((r - pos.size * (pos.size + 1) / 2) / (pos.size * neg.size))
+
+
+def _threshold(neg: np.ndarray, budget: float = FPR_BUDGET) -> float:
+    """Lowest threshold (score ≥ t flags) that flags at most ``budget`` of ``neg``."""
+    s = np.sort(np.asarray(neg, float))[::-1]
+    allowed = math.floor(budget * s.size)
+    if allowed >= s.size:
+        return -math.inf
+    # flag the top `allowed`; the threshold sits just above the next one
+    return float(np.nextafter(s[allowed], math.inf))
+
+
+def _oriented(g, s: str) -> float:
+    v = g.value(s)
+    return -v if s == "novelty" else v
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--limit", type=int, default=None, help="queries per PoisonedRAG set")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the fit / report split")
+    ap.add_argument("--threads", type=int, default=1)
+    args = ap.parse_args()
+    import torch
+
+    torch.set_num_threads(args.threads)
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    t0 = time.perf_counter()
+    emb = DiskCachedEmbedder()
+    short = honest_sets(max_chars=SHORT_CHARS)
+    for e in short:
+        e.variant = "honest-short"
+    alone = planted_sets(args.limit, variants=("original", "dispersed"), regime="full")
+    evidence = planted_sets(args.limit) + alone + honest_sets() + short
+
+    # -- split: by query (all variants of a PoisonedRAG query on one side) and gpe claim --
+    keys = sorted({e.key for e in evidence})
+    rng = random.Random(f"{args.seed}:coordination-split")
+    rng.shuffle(keys)
+    fit_keys = set(keys[: len(keys) // 2])
+
+    # -- every candidate group of every evidence set, scored on every signal ---------------
+    sets = []  # (evidence, split, groups)
+    for e in evidence:
+        prof = evidence_profile(e.query, e.texts, e.domains, emb.embed(e.texts))
+        groups = [group_signals(prof, m, a) for m, a in candidate_groups(prof)]
+        sets.append((e, "fit" if e.key in fit_keys else "report", groups))
+    n_groups = sum(len(g) for _, _, g in sets)
+
+    print(
+        f"Evidence sets: {len(evidence)}; candidate groups scored: {n_groups}; split by query "
+        f"/ claim into two seeded halves ({len(fit_keys)} of {len(keys)} keys fit)."
+    )
+    print()
+    fitted = report(sets, "honest", "honest-short", "gpe-eval honest coverage, k = 10, 1,200 chars")
+    print()
+    report(
+        sets,
+        "honest-short",
+        None,
+        f"length-matched control: the same gpe-eval passages cut to {SHORT_CHARS} chars",
+        top=5,
+    )
+    print()
+    print("CoordinationModels recommended (fit above on the 1,200-char honest half):")
+    print(fitted)
+    print()
+    print(f"({time.perf_counter() - t0:.0f} s)")
+
+
+def report(
+    sets, neg: str, other: str | None, title: str, top: int = 12, combine: str = "mean"
+) -> str:
+    """Fit centers, scales and thresholds on ``neg``'s fit half, print the held-out table;
+    ``other``: a second honest pool whose held-out FPR at the same thresholds is shown."""
+
+    def subset(split: str, variant: str):
+        for e, sp, groups in sets:
+            if sp == split and e.variant == variant:
+                yield e, groups
+
+    # -- standardization from honest fit groups ---------------------------------------------
+    center, scale = {}, {}
+    for s in SIGNALS:
+        vals = np.array(
+            [
+                g.value(s)
+                for _, groups in subset("fit", neg)
+                for g in groups
+                if math.isfinite(g.value(s))
+            ]
+        )
+        center[s] = float(np.median(vals))
+        scale[s] = max(float(np.median(np.abs(vals - center[s]))) * 1.4826, 1e-3)
+
+    # standardized signals of every group: one (groups × signals) matrix per evidence set
+    model = CoordinationModel(SIGNALS, center, scale, threshold=0.0)
+    zmats = []
+    for _, _, groups in sets:
+        z = np.full((len(groups), len(SIGNALS)), np.nan)
+        for r, g in enumerate(groups):
+            for c, s in enumerate(SIGNALS):
+                z[r, c] = model.standardize(g).get(s, np.nan)
+        zmats.append(z)
+    col = {s: i for i, s in enumerate(SIGNALS)}
+
+    def set_score(k: int, combo: tuple[str, ...]):
+        """The evidence set's score (its most suspicious group's) and that group."""
+        z = zmats[k][:, [col[s] for s in combo]]
+        if z.size == 0:
+            return -math.inf, None
+        with np.errstate(all="ignore"):
+            ok = ~np.isnan(z)
+            if combine == "min":  # every signal of the combination must be high
+                agg = np.where(ok, z, np.inf).min(1)
+            else:
+                agg = np.nansum(z, 1) / np.maximum(ok.sum(1), 1)
+            score = np.where(ok.any(1), agg, -np.inf)
+        r = int(np.argmax(score))
+        return float(score[r]), sets[k][2][r]
+
+    def members(split: str, variant: str):
+        return [k for k, (e, sp, _) in enumerate(sets) if sp == split and e.variant == variant]
+
+    def evaluate(combo: tuple[str, ...]):
+        fit_neg = np.array([set_score(k, combo)[0] for k in members("fit", neg)])
+        thr = _threshold(fit_neg)
+        out = {"threshold": thr, "fit": {}, "report": {}}
+        for split in ("fit", "report"):
+            negs = np.array([set_score(k, combo)[0] for k in members(split, neg)])
+            row = {"fpr": float((negs >= thr).mean())}
+            if other is not None:
+                o = np.array([set_score(k, combo)[0] for k in members(split, other)])
+                row["other_fpr"] = float((o >= thr).mean())
+            for v in SHOWN:
+                ks = members(split, v)
+                scored = [(sets[k][0], *set_score(k, combo)) for k in ks]
+                pos = np.array([sc for _, sc, _ in scored])
+                caught = pos >= thr
+                # the flagged group is the planted one: ≥ 4 of its members are poisons, and
+                # it holds no more than one honest passage
+                pure = [
+                    bg is not None
+                    and sum(e.planted[i] for i in bg.passages) >= 4
+                    and sum(not e.planted[i] for i in bg.passages) <= 1
+                    for e, _, bg in scored
+                ]
+                row[v] = {
+                    "auc": _auc(pos, negs),
+                    "tpr": float(caught.mean()),
+                    "pure": float(np.mean([p for p, c in zip(pure, caught, strict=True) if c]))
+                    if caught.any()
+                    else float("nan"),
+                }
+            out[split] = row
+        return out
+
+    combos = [c for r in range(1, len(SIGNALS) + 1) for c in itertools.combinations(SIGNALS, r)]
+    results = {c: evaluate(c) for c in combos}
+
+    def worst_fit_tpr(c) -> float:
+        return min(results[c]["fit"][v]["tpr"] for v in VARIANTS)
+
+    def mean_fit_tpr(c) -> float:
+        return float(np.mean([results[c]["fit"][v]["tpr"] for v in VARIANTS]))
+
+    no_embed = [c for c in results if "cosine" not in c and "tightness" not in c]
+    best_any = max(results, key=lambda c: (worst_fit_tpr(c), mean_fit_tpr(c), -len(c)))
+    best_lex = max(no_embed, key=lambda c: (worst_fit_tpr(c), mean_fit_tpr(c), -len(c)))
+
+    n_pos = {v: len(members("report", v)) for v in SHOWN}
+    n_neg = len(members("report", neg))
+    print(f"## Honest side: {title}")
+    print()
+    print(
+        f"Report half: {n_neg} honest sets, "
+        + ", ".join(f"{n_pos[v]} {v}" for v in SHOWN)
+        + ' PoisonedRAG sets (NQ + HotpotQA; gold + 5 poisons unless "poisons only").'
+    )
+    print("Honest-group centers / scales (median / MAD over honest fit groups):")
+    print("  " + ", ".join(f"{s} {center[s]:.3f} / {scale[s]:.3f}" for s in SIGNALS))
+    print()
+    print(
+        "Held-out half. AUC: planted set vs honest set (most suspicious group). TPR: planted "
+        f"sets caught at the threshold fit to flag ≤ {FPR_BUDGET:.0%} of honest fit sets; "
+        "FPR: honest held-out sets flagged. pure: of the caught sets, the flagged group is "
+        "the poisons (≥ 4 of 5, ≤ 1 honest passage)."
+    )
+    print()
+    extra = " | FPR, length-matched honest |" if other else " |"
+    head = "| signals | threshold | honest FPR | " + " | ".join(f"{v} AUC | {v} TPR" for v in SHOWN)
+    print(head + " | pure (all variants)" + extra)
+    print("|" + "---|" * (3 + 2 * len(SHOWN) + 1 + (1 if other else 0)))
+
+    def line(c) -> str:
+        r = results[c]
+        rep = r["report"]
+        pure = np.nanmean([rep[v]["pure"] for v in VARIANTS])
+        cells = " | ".join(f"{rep[v]['auc']:.3f} | {rep[v]['tpr']:.0%}" for v in SHOWN)
+        name = " + ".join(c)
+        if len(c) == 1:  # the threshold in the signal's own units too
+            s = c[0]
+            raw = center[s] + (-1 if s == "novelty" else 1) * r["threshold"] * scale[s]
+            name += f" ({'≤' if s == 'novelty' else '≥'} {raw:.3f} raw)"
+        tail = f" {rep['other_fpr']:.0%} |" if other else ""
+        return f"| {name} | {r['threshold']:.2f} | {rep['fpr']:.0%} | {cells} | {pure:.0%} |" + tail
+
+    for s in SIGNALS:
+        print(line((s,)))
+    ranked = sorted(
+        [c for c in combos if len(c) > 1],
+        key=lambda c: (-worst_fit_tpr(c), -mean_fit_tpr(c), len(c)),
+    )
+    for c in ranked[:top]:
+        print(line(c))
+    print()
+    print(
+        "Combinations ranked on the fit half by their worst variant's TPR (then the mean); "
+        f"the top {top} of {len(ranked)} shown. Scores of combinations: the mean of "
+        "the standardized signals (novelty negated); thresholds in those units."
+    )
+    for label, c in (("best overall", best_any), ("best without embeddings", best_lex)):
+        r = results[c]
+        print(
+            f"{label}: {' + '.join(c)} at {r['threshold']:.3f} — fit worst TPR "
+            f"{worst_fit_tpr(c):.0%}, fit FPR {r['fit']['fpr']:.0%}; held-out FPR "
+            f"{r['report']['fpr']:.0%}, TPR "
+            + ", ".join(f"{v} {r['report'][v]['tpr']:.0%}" for v in SHOWN)
+        )
+    return "\n".join(
+        f"{label}: CoordinationModel(signals={c!r}, "
+        f"center={ {s: round(center[s], 4) for s in SIGNALS} }, "
+        f"scale={ {s: round(scale[s], 4) for s in SIGNALS} }, "
+        f"threshold={results[c]['threshold']:.3f})"
+        for label, c in (("with embeddings", best_any), ("without embeddings", best_lex))
+    )
+
+
+if __name__ == "__main__":
+    main()
