@@ -437,6 +437,7 @@ def run_benchmark(
             "systems": systems,
             "batch_size": batch_size,
             "cold_cache": cold_cache,
+            **({"ragdefender_task": ragdefender_task} if defender is not None else {}),
             **dict(settings or {}),
         },
         systems=systems,

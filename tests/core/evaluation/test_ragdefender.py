@@ -134,6 +134,7 @@ def test_harness_runs_ragdefender_on_the_same_inputs(fake_nli):
         ds, fake_nli, systems=["vanilla_rag", "mirage", "ragdefender"], embedder=emb
     )
     assert result.systems == ["vanilla_rag", "mirage", "ragdefender"] and emb.calls > 0
+    assert result.settings["ragdefender_task"] == "single_hop"
     mixed = next(r for r in result.records if r.regime == "mixed")
     route = mixed.routes["ragdefender"]
     assert route.decision == "all" and route.kept_passages == (0,)
