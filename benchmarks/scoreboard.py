@@ -22,7 +22,6 @@ the fit split); the report split is what the README quotes.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import sys
@@ -37,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _pair_store import PersistentNLI, model_digest
 
 from mirage_core.config import MirageConfig
+from mirage_core.evaluation.calibrate import split_queries
 from mirage_core.evaluation.datasets import Dataset, load_dataset, load_gpe, subsample
 from mirage_core.evaluation.harness import (
     InstanceRecord,
@@ -48,10 +48,13 @@ from mirage_core.evaluation.harness import (
 GPE_ATTACKS = ("fakegpt", "poisonedrag")
 
 
+_SPLITS: dict[tuple[str, int], set[str]] = {}
+
+
 def split_of(dataset: str, qid: str, seed: int) -> str:
-    """A seeded, stable 50/50 fit/report split per query."""
-    h = hashlib.sha1(f"{seed}|{dataset}|{qid}".encode()).digest()
-    return "fit" if h[0] % 2 == 0 else "report"
+    """The fit/report split of ``mirage calibrate`` (``split_queries``: seeded, 50/50 of the
+    dataset's query ids), so thresholds it fits on "fit" are reported here on "report"."""
+    return "fit" if qid in _SPLITS[(dataset, seed)] else "report"
 
 
 def gpe(k: int, n: int, seed: int) -> Dataset:
@@ -219,6 +222,8 @@ def main(argv: list[str] | None = None) -> int:
             inst = insts[f"{rec.qid}|{rec.regime}|{rec.family}"]
             rec._polluted = claim_pollution(inst, ref.claims) if ref is not None else None  # type: ignore[attr-defined]
         records[name] = res.records
+        fit_ids, _ = split_queries([i.qid for i in ds.instances], 0.5, args.seed)
+        _SPLITS[(name, args.seed)] = set(fit_ids)
         print(
             f"{name}: {len(ds.instances)} inputs, {time.perf_counter() - t:.0f} s "
             f"(pair store: {nli.hits} hits, {nli.misses} scored so far)",

@@ -12,6 +12,7 @@ from typing import Any, Literal, get_args
 __all__ = [
     "ContradictionScope",
     "ContradictionSymmetry",
+    "Coordination",
     "Independence",
     "Linkage",
     "MirageConfig",
@@ -25,6 +26,7 @@ ContradictionScope = Literal["graph", "selected"]
 Linkage = Literal["average", "complete", "single"]
 ContradictionSymmetry = Literal["each", "min", "mean", "max"]
 Relevance = Literal["none", "lexical"]
+Coordination = Literal["none", "text", "embedding"]
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,11 @@ class MirageConfig:
             standard deviations above the query's median, and that contradicts other groups,
             is flagged as coordinated (2.0; needs embeddings).
         coordinated_trust: trust given to claims of a flagged group (0.0; ``None`` = unchanged).
+        coordination: coordination signals (:mod:`mirage_core.coordination`) that flag planted
+            passages: ``"text"`` (answer focus and novelty; no model), ``"embedding"`` (answer
+            focus and tightness; loads the embedder) or ``"none"``. Claims of flagged passages
+            are quarantined: they enter S* only with support from ``coordinated_min_support``
+            independence groups outside the flagged passages (:mod:`mirage_core.quarantine`).
         coordinated_min_support: claims of an unusually tight group (robust z ≥
             ``coordination_z``, contradiction or not) enter S* only with support from at least
             this many other groups (1; 0 = off). Planted passages corroborate only each other.
@@ -139,6 +146,7 @@ class MirageConfig:
     coordination_z: float = 2.0
     coordinated_trust: float | None = 0.0
     coordinated_min_support: int = 1
+    coordination: Coordination = "none"
     block_on_tie: bool = True
     paraphrase_pairs: bool = False
     paraphrase_threshold: float = 0.75
@@ -215,6 +223,7 @@ class MirageConfig:
             ("contradiction_scope", ContradictionScope),
             ("contradiction_symmetry", ContradictionSymmetry),
             ("relevance", Relevance),
+            ("coordination", Coordination),
             ("nli_error_policy", NLIErrorPolicy),
         ):
             allowed = get_args(kind)  # the Literal types are the one list of choices
@@ -258,6 +267,7 @@ class MirageConfig:
             paraphrase_pairs=False,
             contradiction_symmetry="each",
             relevance="none",
+            coordination="none",
         )
         return cls(**(base | overrides))
 
@@ -298,7 +308,11 @@ class MirageConfig:
 
     @property
     def needs_embeddings(self) -> bool:
-        return self.independence == "embedding" or self.paraphrase_pairs
+        return (
+            self.independence == "embedding"
+            or self.paraphrase_pairs
+            or self.coordination == "embedding"
+        )
 
     def trust_of(self, domain: str) -> float:
         return self.trust.get(domain.lower(), self.default_trust)

@@ -22,6 +22,7 @@ from mirage_core.graph import ClaimGraph, claim_scores, support_counts
 from mirage_core.independence import coordination_report, independence_groups
 from mirage_core.nli.base import NLIBackend, validate_probs
 from mirage_core.pairs import CandidatePairs, add_paraphrase_pairs, apply_budget, candidate_pairs
+from mirage_core.quarantine import quarantine_eligible
 from mirage_core.relevance import edge_relevance, lexical_relevance
 from mirage_core.selection import greedy_select
 from mirage_core.types import Claim, Passage, PassageLike, to_passage
@@ -75,6 +76,7 @@ class _Prepared:
     conflict: np.ndarray | None = None
     passage_ids: list[int] = field(default_factory=list)
     non_claims: list[dict[str, object]] = field(default_factory=list)
+    coordinated: list[Any] = field(default_factory=list)  # flagged GroupSignals
     passage_groups: list[str] = field(default_factory=list)
     passage_domains: list[str] = field(default_factory=list)
     passage_embeddings: np.ndarray | None = None
@@ -252,6 +254,21 @@ class Mirage:
             cfg.duplicate_threshold,
             cfg.duplicate_linkage,
         )
+        if cfg.coordination != "none" and len(kept) > 2:
+            from mirage_core.coordination import detect_coordination
+
+            found = detect_coordination(
+                query,
+                [clean_text(p.text[: cfg.max_passage_chars]) for p in kept],
+                domains,
+                prep.passage_embeddings if cfg.coordination == "embedding" else None,
+            )
+            # GroupSignals index the kept passages; report the caller's indices.
+            prep.coordinated = [
+                dataclasses.replace(g, passages=tuple(indices[i] for i in g.passages))
+                for g in found
+                if g.flagged
+            ]
         scores = [p.score for p in kept]
         have_scores = [s for s in scores if s is not None and math.isfinite(s)]
         fill = min(have_scores) if have_scores else 1.0  # a missing score is the weakest
@@ -470,6 +487,25 @@ class Mirage:
             # support from outside it.
             in_tight = np.isin(group_names[groups], list(tight))
             eligible &= ~in_tight | (support >= cfg.coordinated_min_support)
+        if prep.coordinated and cfg.coordinated_min_support:
+            flagged = {p for g in prep.coordinated for p in g.passages}
+            allowed, quarantined = quarantine_eligible(
+                claims, graph, groups, flagged, cfg.coordinated_min_support
+            )
+            eligible &= allowed
+            extras["coordinated_passages"] = sorted(flagged)
+            extras["quarantined_claims"] = int(quarantined.sum())
+        if prep.coordinated:
+            extras["coordination_signals"] = [
+                {
+                    "passages": list(g.passages),
+                    "score": g.score,
+                    "fired": list(g.fired),
+                    "shared": list(g.shared),
+                    "explain": g.explain(),
+                }
+                for g in prep.coordinated
+            ]
         selected = greedy_select(scores, graph.interaction_matrix(), eligible)
         t2 = time.perf_counter()
         members = (
@@ -487,6 +523,13 @@ class Mirage:
         unit = (lambda c: c.domain) if cfg.independence == "none" else (lambda c: c.group)
         d_src = len({unit(claims[i]) for i in selected})
         decision, reason = self._gate(r_contr, d_src, len(selected), len({unit(c) for c in claims}))
+        if decision == "fallback" and extras.get("coordinated_passages"):
+            fired = sorted({s for g in prep.coordinated for s in g.fired})
+            reason += (
+                f"; passages {extras['coordinated_passages']} look planted"
+                + (f" ({', '.join(fired)})" if fired else "")
+                + " and were quarantined"
+            )
         if decision == "verified" and cfg.block_on_tie:
             tie = _tie(graph, groups, np.asarray(selected, dtype=np.int64), weight)
             if tie is not None:
