@@ -84,3 +84,16 @@ class PersistentNLI:
 
     def __repr__(self) -> str:
         return f"PersistentNLI({self.inner!r}, digest={self.digest})"
+
+
+class PackagedStoredNLI(PersistentNLI):
+    """The packaged NLI model behind the default pair store, constructible with no argument,
+    so ``mirage calibrate --model benchmarks._pair_store:PackagedStoredNLI`` (run from the
+    repository root) fits thresholds on the scores the scoreboard already has."""
+
+    def __init__(self) -> None:
+        from mirage_core.nli.transformers_nli import TransformersNLI
+
+        inner = TransformersNLI(None, batch_size=64)
+        root = Path(__file__).resolve().parent
+        super().__init__(inner, root / ".cache" / "pairs.sqlite", model_digest(inner.name))

@@ -58,6 +58,13 @@ def split_of(dataset: str, qid: str, seed: int) -> str:
 
 
 def gpe(k: int, n: int, seed: int) -> Dataset:
+    """gpe-eval at ``k`` passages: ``n`` claims, seeded. At k = 5 every claim qualifies and
+    this is exactly ``mirage calibrate --dataset gpe --limit n --k 5`` (same queries, same
+    split); at larger k the claims with fewer benign passages are skipped first."""
+    if k == 5:
+        ds = load_gpe(k=k, attacks=GPE_ATTACKS, seed=seed, limit=n)
+        ds.name = f"gpe-k{k}"
+        return ds
     ds = load_gpe(k=k, attacks=GPE_ATTACKS, seed=seed, limit=None)
     qids = sorted({i.qid for i in ds.instances})
     keep = {qids[i] for i in subsample(len(qids), n, seed)}

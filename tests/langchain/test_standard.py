@@ -35,3 +35,39 @@ class TestMirageRetrieverStandard(RetrieversIntegrationTests):
     @property
     def retriever_query_example(self) -> str:
         return "Where is the Eiffel Tower located?"
+
+
+class TestMirageRetrieverStandardAttributions(RetrieversIntegrationTests):
+    """The clean-evidence issue's case: five outlets state one fact and name themselves
+    ("The Alpha Gazette reports it."), and the NLI backend calls every pair entailment. The
+    name-based fact check used to read "Alpha" vs "Bravo" as a conflict and return nothing."""
+
+    @pytest.fixture(autouse=True)
+    def _child_and_nli(self, make_vector_retriever) -> None:
+        import numpy as np
+        from langchain_core.documents import Document
+
+        from mirage_core import CallableNLI
+
+        docs = [
+            Document(
+                page_content="The Eiffel Tower is 330 metres tall and stands in Paris. "
+                f"The {name} Gazette reports it.",
+                metadata={"url": f"https://{name.lower()}-gazette.example/eiffel"},
+            )
+            for name in ("Alpha", "Bravo", "Charlie", "Delta", "Echo")
+        ]
+        self._child = make_vector_retriever(docs, 5)
+        self._nli = CallableNLI(lambda p, h: np.tile([0.98, 0.01, 0.01], (len(p), 1)))
+
+    @property
+    def retriever_constructor(self) -> type[MirageRetriever]:
+        return MirageRetriever
+
+    @property
+    def retriever_constructor_params(self) -> dict[str, Any]:
+        return {"base_retriever": self._child, "nli": self._nli}
+
+    @property
+    def retriever_query_example(self) -> str:
+        return "How tall is the Eiffel Tower?"
