@@ -26,6 +26,8 @@ Output committed as benchmarks/results/coordination_signals.txt.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import itertools
 import math
 import os
@@ -91,6 +93,12 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=None, help="queries per PoisonedRAG set")
     ap.add_argument("--seed", type=int, default=0, help="seed of the fit / report split")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument(
+        "--stability",
+        type=int,
+        default=5,
+        help="also repeat the fit / report procedure on this many seeded splits, both ways (0: off)",
+    )
     args = ap.parse_args()
     import torch
 
@@ -123,7 +131,9 @@ def main() -> None:
         f"/ claim into two seeded halves ({len(fit_keys)} of {len(keys)} keys fit)."
     )
     print()
-    fitted = report(sets, "honest", "honest-short", "gpe-eval honest coverage, k = 10, 1,200 chars")
+    fitted = report(
+        sets, "honest", "honest-short", "gpe-eval honest coverage, k = 10, 1,200 chars"
+    )[0]
     print()
     report(
         sets,
@@ -132,6 +142,9 @@ def main() -> None:
         f"length-matched control: the same gpe-eval passages cut to {SHORT_CHARS} chars",
         top=5,
     )
+    if args.stability:
+        print()
+        stability(sets, keys, args.stability)
     print()
     print("CoordinationModels recommended (fit above on the 1,200-char honest half):")
     print(fitted)
@@ -139,9 +152,61 @@ def main() -> None:
     print(f"({time.perf_counter() - t0:.0f} s)")
 
 
+def stability(sets, keys: list[str], n_seeds: int) -> None:
+    """The whole procedure again on ``n_seeds`` seeded splits, each used both ways (fit on one
+    half, report on the other, then swapped): how often each combination is chosen, and its
+    held-out figures (mean, min–max) — one split's 5% threshold rests on ~6 honest sets."""
+    chosen: dict[tuple[str, ...], int] = {}
+    held: dict[tuple[str, ...], list[dict]] = {}
+    runs = 0
+    for seed in range(n_seeds):
+        order = list(keys)
+        random.Random(f"{seed}:coordination-split").shuffle(order)
+        half = set(order[: len(order) // 2])
+        for fit_keys in (half, set(order) - half):
+            relabeled = [(e, "fit" if e.key in fit_keys else "report", g) for e, _, g in sets]
+            with contextlib.redirect_stdout(io.StringIO()):
+                _, results, best, _ = report(relabeled, "honest", None, "")
+            chosen[best] = chosen.get(best, 0) + 1
+            for c, r in results.items():
+                held.setdefault(c, []).append(r["report"])
+            runs += 1
+
+    def mean_tpr(c, v) -> float:
+        return float(np.mean([r[v]["tpr"] for r in held[c]]))
+
+    def worst(c) -> float:
+        return min(mean_tpr(c, v) for v in VARIANTS)
+
+    shown = [(s,) for s in SIGNALS]
+    shown += sorted((c for c in chosen if len(c) > 1), key=lambda c: -chosen[c])
+    shown += [c for c in sorted(held, key=lambda c: -worst(c)) if c not in shown][:4]
+    print(f"## Stability: {n_seeds} seeded splits × both ways = {runs} fit / report runs")
+    print()
+    print(
+        "Held-out figures averaged over the runs (honest FPR: mean, min–max); 'chosen': how "
+        "often the fit-half rule picked the combination."
+    )
+    print()
+    print(
+        "| signals | chosen | honest FPR | "
+        + " | ".join(f"{v} TPR" for v in SHOWN)
+        + " |\n|"
+        + "---|" * (3 + len(SHOWN))
+    )
+    for c in shown:
+        fpr = [r["fpr"] for r in held[c]]
+        print(
+            f"| {' + '.join(c)} | {chosen.get(c, 0)} | {np.mean(fpr):.0%} "
+            f"({min(fpr):.0%}–{max(fpr):.0%}) | "
+            + " | ".join(f"{mean_tpr(c, v):.0%}" for v in SHOWN)
+            + " |"
+        )
+
+
 def report(
     sets, neg: str, other: str | None, title: str, top: int = 12, combine: str = "mean"
-) -> str:
+) -> tuple[str, dict, tuple[str, ...], tuple[str, ...]]:
     """Fit centers, scales and thresholds on ``neg``'s fit half, print the held-out table;
     ``other``: a second honest pool whose held-out FPR at the same thresholds is shown."""
 
@@ -298,13 +363,14 @@ def report(
             f"{r['report']['fpr']:.0%}, TPR "
             + ", ".join(f"{v} {r['report'][v]['tpr']:.0%}" for v in SHOWN)
         )
-    return "\n".join(
+    text = "\n".join(
         f"{label}: CoordinationModel(signals={c!r}, "
         f"center={ {s: round(center[s], 4) for s in SIGNALS} }, "
         f"scale={ {s: round(scale[s], 4) for s in SIGNALS} }, "
         f"threshold={results[c]['threshold']:.3f})"
         for label, c in (("with embeddings", best_any), ("without embeddings", best_lex))
     )
+    return text, results, best_any, best_lex
 
 
 if __name__ == "__main__":

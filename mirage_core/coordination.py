@@ -378,7 +378,10 @@ class CoordinationModel:
 #: the one that flags 5% of honest fit sets. Held out: honest sets flagged 11% (length-matched
 #: honest control 5%); PoisonedRAG gold + 5 poisons caught 68% (original), 68% (paraphrased),
 #: 63% (synonym-substituted), 35% (dispersed), the five poisons alone 47% (original) and 83%
-#: (dispersed); the flagged group is the poisons in 97%.
+#: (dispersed); the flagged group is the poisons in 97%. Over ten seeded fit / report splits the
+#: rule chose this combination 4 times (answer_focus + novelty 5) and it flagged 5% (3–8%) of
+#: honest held-out sets, catching 62% / 61% / 60% / 33% (original / paraphrase / synonym /
+#: dispersed, with gold) and 41% / 81% of the poisons alone.
 #: Needs embeddings (``tightness``); without them :data:`TEXT_MODEL` applies.
 DEFAULT_MODEL = CoordinationModel(
     signals=("answer_focus", "tightness"),
