@@ -88,8 +88,9 @@ class PersistentNLI:
 
 class PackagedStoredNLI(PersistentNLI):
     """The packaged NLI model behind the default pair store, constructible with no argument,
-    so ``mirage calibrate --model benchmarks._pair_store:PackagedStoredNLI`` (run from the
-    repository root) fits thresholds on the scores the scoreboard already has."""
+    so ``PYTHONPATH=benchmarks mirage calibrate --model _pair_store:PackagedStoredNLI …`` fits
+    thresholds on the scores the scoreboard already has (a site-packages ``benchmarks``
+    package of a dependency shadows this folder as a package name)."""
 
     def __init__(self) -> None:
         from mirage_core.nli.transformers_nli import TransformersNLI

@@ -6,7 +6,8 @@ same inputs in one run and prints one table, each figure beside its goal, on the
 on the report split (a seeded 50/50 split of the queries of every dataset):
 
 - gpe-eval CLEAN / MIXED / FULL at k = 5 and k = 10 (200 claims each, seeded; attacks fakegpt
-  and poisonedrag, which push the false claim; MIXED replaces half of the passages);
+  and poisonedrag, which push the false claim, both at k = 5 and one per claim (seeded) at
+  k = 10; MIXED replaces half of the passages);
 - PoisonedRAG NQ and HotpotQA (100 questions each): gold + 5 poisons, and the 5 poisons alone;
 - optionally (``--adaptive``) PoisonedRAG with adaptive poisons (paraphrased, synonym-substituted,
   semantically dispersed).
@@ -22,6 +23,7 @@ the fit split); the report split is what the README quotes.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import sys
@@ -68,7 +70,13 @@ def gpe(k: int, n: int, seed: int) -> Dataset:
     ds = load_gpe(k=k, attacks=GPE_ATTACKS, seed=seed, limit=None)
     qids = sorted({i.qid for i in ds.instances})
     keep = {qids[i] for i in subsample(len(qids), n, seed)}
-    ds.instances = [i for i in ds.instances if i.qid in keep]
+    # CPU budget: at k > 5 each claim meets one attack type (seeded), not both.
+    attack = {q: GPE_ATTACKS[hashlib.sha1(f"{seed}|{q}".encode()).digest()[0] % 2] for q in keep}
+    ds.instances = [
+        i
+        for i in ds.instances
+        if i.qid in keep and (i.regime == "clean" or i.family == attack[i.qid])
+    ]
     ds.name = f"gpe-k{k}"
     ds.n_queries = len(keep)
     return ds

@@ -66,9 +66,9 @@ class MirageConfig:
             The gate weighs each edge in r_contr by the lower relevance of its two claims, so
             a conflict between claims that have nothing to do with the question cannot block.
         relevance_saturation: query-word share at which a claim counts as fully relevant (0.5).
-        fact_similarity: how alike (difflib ratio over tokens) two sentences must be for the
-            fact check to compare them (0.6): a minimal edit keeps the rest of the sentence,
-            two different sentences on one topic do not (chosen on the fit split of
+        fact_similarity: share of the shorter sentence's tokens that must align with the other
+            for the fact check to compare them (0.7): a minimal edit keeps the rest of the
+            sentence, two different sentences on one topic do not (chosen on the fit split of
             ``benchmarks/factcheck_precision.py``).
         fact_kinds: the fact-check kinds that count as conflicts (``number``, ``month``,
             ``name``); only kinds measured at ≥ 95% precision on clean web evidence are on by
@@ -139,7 +139,7 @@ class MirageConfig:
     fact_check: bool = True
     fact_overlap: float = 0.5
     fact_kinds: tuple[str, ...] = ("number", "month", "name")
-    fact_similarity: float = 0.6
+    fact_similarity: float = 0.7
     independence: Independence = "domain"
     duplicate_threshold: float = 0.7
     duplicate_linkage: Linkage = "average"

@@ -56,15 +56,20 @@ def fact_conflict_kind(
     a: str, b: str, kinds: tuple[str, ...] = FACT_KINDS, min_similarity: float = 0.0
 ) -> str | None:
     """The kind of fact (``"number"``, ``"month"``, ``"name"``) ``a`` and ``b`` differ in at
-    the same place, or ``None``. Only ``kinds`` are looked at, and only when the two token
-    sequences are at least ``min_similarity`` alike (difflib ratio): a minimal edit leaves the
-    rest of the sentence in place, two different sentences that share a topic do not."""
+    the same place, or ``None``. Only ``kinds`` are looked at, and only when at least
+    ``min_similarity`` of the shorter sentence's tokens align with the other (difflib's
+    matching blocks): a minimal edit leaves the rest of the sentence in place, two different
+    sentences that share a topic do not."""
     ta, tb = _tokens(a), _tokens(b)
     if not ta or not tb:
         return None
     matcher = SequenceMatcher(a=[t for t, _ in ta], b=[t for t, _ in tb], autojunk=False)
-    if min_similarity > 0 and matcher.ratio() < min_similarity:
-        return None
+    if min_similarity > 0:
+        # Matched tokens over the shorter sentence: an edit that also adds a clause ("is 410
+        # metres tall and was designed by …") still leaves the shorter one intact.
+        matched = sum(size for _, _, size in matcher.get_matching_blocks())
+        if matched / min(len(ta), len(tb)) < min_similarity:
+            return None
     words_a, words_b = {t for t, _ in ta}, {t for t, _ in tb}
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op != "replace" or i2 - i1 > _MAX_SEGMENT or j2 - j1 > _MAX_SEGMENT:

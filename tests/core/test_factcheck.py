@@ -54,9 +54,17 @@ def test_min_similarity_keeps_minimal_edits_only():
         "The tower was completed in 1889 in Paris.",
         "The tower was completed in 1925 in Paris.",
     )
-    assert fact_conflict(*edit, min_similarity=0.6)
+    assert fact_conflict(*edit, min_similarity=0.7)
     # Two different sentences on one topic that happen to align two numbers.
     a = "Bad Bunny won album of the year at the 68th annual Grammy Awards on Sunday night."
     b = "The record won album of the year at the 2026 Grammy Awards, a first for a Spanish-language album sung by him."
     assert fact_conflict(a, b)
-    assert not fact_conflict(a, b, min_similarity=0.6)
+    assert not fact_conflict(a, b, min_similarity=0.7)
+
+
+def test_an_added_clause_does_not_hide_a_swap():
+    from mirage_core.factcheck import fact_conflict_kind
+
+    a = "The tower is 330 metres tall."
+    b = "The tower is 410 metres tall and was designed by the architect Le Corbusier."
+    assert fact_conflict_kind(a, b, min_similarity=0.7) == "number"
