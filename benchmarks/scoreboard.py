@@ -103,6 +103,14 @@ def goals(datasets: Sequence[str]) -> list[Goal]:
                     lambda x: x <= 0.1,
                 ),
                 (f"{ds} MIXED pass", ds, "mixed", "pass_rate", "—", lambda x: True),
+                (
+                    f"{ds} CLEAN corroborated claims delivered",
+                    ds,
+                    "clean",
+                    "retention",
+                    "—",
+                    lambda x: True,
+                ),
             ]
         else:
             out += [
@@ -190,7 +198,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", default=None, help="comma list of datasets to run (debugging)")
     p.add_argument("--config", default=None, help="JSON MirageConfig for the 'mirage' column")
     p.add_argument("--ragdefender", action="store_true", help="add the RAGDefender baseline")
-    p.add_argument("--adaptive", action="store_true", help="add adaptive PoisonedRAG poisons")
+    p.add_argument(
+        "--adaptive",
+        default="",
+        help="adaptive PoisonedRAG poisons to add, e.g. paraphrase,synonym,dispersed",
+    )
+    p.add_argument("--adaptive-n", type=int, default=50, help="questions per adaptive set (50)")
     p.add_argument("--model", default=None, help="NLI model folder (default: the packaged one)")
     p.add_argument("--store", default="benchmarks/.cache/pairs.sqlite")
     p.add_argument("--threads", type=int, default=None)
@@ -212,11 +225,10 @@ def main(argv: list[str] | None = None) -> int:
         loaders[f"gpe-k{k}"] = lambda k=k: gpe(k, args.gpe_n, args.seed)
     for name in ("poisonedrag-nq", "poisonedrag-hotpotqa"):
         loaders[name] = lambda name=name: load_dataset(name, limit=args.prag_n, seed=args.seed)
-        if args.adaptive:
-            for kind in ("paraphrase", "synonym", "dispersed"):
-                loaders[f"{name}:{kind}"] = lambda n=f"{name}:{kind}": load_dataset(
-                    n, limit=args.prag_n, seed=args.seed
-                )
+        for kind in (k for k in args.adaptive.split(",") if k):
+            loaders[f"{name}:{kind}"] = lambda n=f"{name}:{kind}": load_dataset(
+                n, limit=args.adaptive_n, seed=args.seed
+            )
     if args.only:
         wanted = set(args.only.split(","))
         loaders = {k: v for k, v in loaders.items() if k in wanted}
