@@ -98,3 +98,44 @@ class PackagedStoredNLI(PersistentNLI):
         inner = TransformersNLI(None, batch_size=64)
         root = Path(__file__).resolve().parent
         super().__init__(inner, root / ".cache" / "pairs.sqlite", model_digest(inner.name))
+
+
+class PersistentEmbedder:
+    """The same store for sentence embeddings (``embed(texts) -> (n, d)``), keyed on the
+    embedder's name and the text: coordination signals and RAGDefender reruns embed nothing
+    twice."""
+
+    def __init__(self, inner: Any, store: str | Path, name: str) -> None:
+        self.inner = inner
+        self.name = name
+        Path(store).parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(str(store), check_same_thread=False)
+        self._db.execute("CREATE TABLE IF NOT EXISTS vectors (k TEXT PRIMARY KEY, v BLOB)")
+        self._lock = threading.Lock()
+
+    def _key(self, text: str) -> str:
+        return hashlib.sha1(f"{self.name}\x00{text}".encode()).hexdigest()
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        keys = [self._key(t) for t in texts]
+        found: dict[str, np.ndarray] = {}
+        with self._lock:
+            for start in range(0, len(keys), 500):
+                chunk = keys[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                for k, v in self._db.execute(
+                    f"SELECT k, v FROM vectors WHERE k IN ({marks})", chunk
+                ):
+                    found[k] = np.frombuffer(v, dtype=np.float32)
+        todo = [i for i, k in enumerate(keys) if k not in found]
+        if todo:
+            vecs = np.asarray(self.inner.embed([texts[i] for i in todo]), dtype=np.float32)
+            with self._lock:
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO vectors VALUES (?, ?)",
+                    [(keys[i], vecs[j].tobytes()) for j, i in enumerate(todo)],
+                )
+                self._db.commit()
+            for j, i in enumerate(todo):
+                found[keys[i]] = vecs[j]
+        return np.stack([found[k] for k in keys]).astype(np.float64)

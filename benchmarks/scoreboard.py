@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _pair_store import PersistentNLI, model_digest
+from _pair_store import PersistentEmbedder, PersistentNLI, model_digest
 
 from mirage_core.config import MirageConfig
 from mirage_core.evaluation.calibrate import split_queries
@@ -216,6 +216,12 @@ def main(argv: list[str] | None = None) -> int:
     inner = TransformersNLI(args.model, batch_size=64, torch_threads=args.threads)
     nli = PersistentNLI(inner, args.store, model_digest(inner.name))
     config = MirageConfig.from_file(args.config) if args.config else MirageConfig()
+    from mirage_core.embeddings import MiniLMEmbedder
+
+    # The packaged all-MiniLM-L6-v2 (coordination signals, RAGDefender), stored like the pairs.
+    embedder = PersistentEmbedder(
+        MiniLMEmbedder(), Path(args.store).with_name("vectors.sqlite"), "all-MiniLM-L6-v2"
+    )
     systems = ["mirage", "mirage_paper", "vanilla_rag"] + (
         ["ragdefender"] if args.ragdefender else []
     )
@@ -241,7 +247,13 @@ def main(argv: list[str] | None = None) -> int:
             ds.instances = [i for i in ds.instances if i.regime != "clean"]
         t = time.perf_counter()
         res = run_benchmark(
-            ds, nli, config=config, systems=systems, batch_size=args.batch_size, cold_cache=False
+            ds,
+            nli,
+            config=config,
+            systems=systems,
+            batch_size=args.batch_size,
+            cold_cache=False,
+            embedder=embedder,
         )
         insts = {inst.key: inst for inst in ds.instances}
         for rec in res.records:
