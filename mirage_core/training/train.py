@@ -191,6 +191,11 @@ def train(args: argparse.Namespace) -> int:
         sys.stdout.flush()
 
     mix = dict(MIXES[args.mix])
+    for item in args.mix_cap or []:
+        name, _, cap = item.partition("=")
+        if not cap.strip().isdigit():
+            raise SystemExit(f"--mix-cap {item!r}: expected NAME=PAIRS")
+        mix[name.strip()] = int(cap)
     if args.scale != 1.0:
         mix = {k: int(v * args.scale) for k, v in mix.items()}
     data_dir = args.data_dir or default_data_dir()
@@ -418,6 +423,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         choices=sorted(MIXES),
         default="v1",
         help="training mix: v1 (the original) or v2 (replay + VitaminC and compatible pairs)",
+    )
+    p.add_argument(
+        "--mix-cap",
+        action="append",
+        metavar="NAME=PAIRS",
+        help="override one cap of the chosen mix (repeatable), e.g. augment=16000",
     )
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--steps", type=int, default=0, help="optimizer steps (overrides --epochs)")
