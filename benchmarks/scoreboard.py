@@ -5,7 +5,7 @@ One command runs the default ``MirageConfig()`` and ``MirageConfig.paper()`` (an
 same inputs in one run and prints one table, each figure beside its goal, on the fit split and
 on the report split (a seeded 50/50 split of the queries of every dataset):
 
-- gpe-eval CLEAN / MIXED / FULL at k = 5 and k = 10 (200 claims each, seeded; attacks fakegpt
+- gpe-eval CLEAN / MIXED / FULL at k = 5 (200 claims) and k = 10 (100 claims; seeded; attacks fakegpt
   and poisonedrag, which push the false claim, both at k = 5 and one per claim (seeded) at
   k = 10; MIXED replaces half of the passages);
 - PoisonedRAG NQ and HotpotQA (100 questions each): gold + 5 poisons, and the 5 poisons alone;
@@ -192,7 +192,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", default="benchmarks/results/scoreboard", help="output prefix")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--gpe-n", type=int, default=200, help="gpe-eval claims per k (200)")
+    p.add_argument("--gpe-n", type=int, default=200, help="gpe-eval claims at k = 5 (200)")
+    p.add_argument("--gpe-n-large-k", type=int, default=100, help="gpe-eval claims at k > 5 (100)")
     p.add_argument("--prag-n", type=int, default=100, help="PoisonedRAG questions per set (100)")
     p.add_argument("--ks", default="5,10", help="gpe-eval k values (5,10)")
     p.add_argument("--only", default=None, help="comma list of datasets to run (debugging)")
@@ -228,7 +229,8 @@ def main(argv: list[str] | None = None) -> int:
 
     loaders: dict[str, Callable[[], Dataset]] = {}
     for k in (int(x) for x in args.ks.split(",") if x):
-        loaders[f"gpe-k{k}"] = lambda k=k: gpe(k, args.gpe_n, args.seed)
+        n = args.gpe_n if k <= 5 else args.gpe_n_large_k
+        loaders[f"gpe-k{k}"] = lambda k=k, n=n: gpe(k, n, args.seed)
     for name in ("poisonedrag-nq", "poisonedrag-hotpotqa"):
         loaders[name] = lambda name=name: load_dataset(name, limit=args.prag_n, seed=args.seed)
         for kind in (k for k in args.adaptive.split(",") if k):

@@ -94,7 +94,10 @@ class MirageConfig:
         coordinated_trust: trust given to claims of a flagged group (0.0; ``None`` = unchanged).
         coordination: coordination signals (:mod:`mirage_core.coordination`) that flag planted
             passages: ``"text"`` (answer focus and novelty; no model), ``"embedding"`` (answer
-            focus and tightness; loads the embedder) or ``"none"``. Claims of flagged passages
+            focus and tightness; loads the embedder) or ``"none"`` (the default). On long web
+            passages both stop many coordinated poisons at a few points of clean pass
+            (docs/scoreboard.md), but they also flag a handful of *short* agreeing snippets
+            ("The Eiffel Tower is located in Paris." from three outlets), so they are opt-in. Claims of flagged passages
             are quarantined: they enter S* only with support from ``coordinated_min_support``
             independence groups outside the flagged passages (:mod:`mirage_core.quarantine`).
         coordinated_min_support: claims of an unusually tight group (robust z ≥

@@ -75,7 +75,9 @@ def test_flagged_group_is_quarantined_in_the_verdict(monkeypatch, fake_nli):
     assert "look planted (answer_focus) and were quarantined" in v.reason
     assert not any(v.claims[i].passage_index in (0, 1, 2) for i in v.selected)
     # Without the rule the planted copies corroborate each other and pass.
-    plain = Mirage(MirageConfig(), nli=fake_nli).defend(query, [*planted, honest])
+    plain = Mirage(MirageConfig(coordination="none"), nli=fake_nli).defend(
+        query, [*planted, honest]
+    )
     assert plain.decision == "verified"
     assert "coordinated_passages" not in plain.extras
 

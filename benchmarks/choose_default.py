@@ -1,0 +1,90 @@
+"""Choose the default configuration from scoreboard runs, on the fit split only.
+
+Each candidate is one ``benchmarks/scoreboard.py --config CANDIDATE.json`` run (the NLI pair
+store makes them cheap). The rule, declared before looking at the report split:
+
+- objective J = ½ · gpe-eval (CLEAN pass − FULL pass, mean over k)
+              + ½ · PoisonedRAG (poisons alone blocked − wrong answer in gold + 5 evidence,
+                mean over NQ and HotpotQA),
+  i.e. the clean-evidence issue's and the coordinated-poisoning issue's trade-offs, weighted
+  equally;
+- a floor: gpe-eval CLEAN pass ≥ 80% at every k (a defense that blocks more than one clean
+  query in five is one users switch off);
+- the candidate with the highest fit-split J among those over the floor; if none is, the one
+  with the highest CLEAN pass.
+
+    python benchmarks/choose_default.py NAME=RUN.json [NAME=RUN.json ...] > benchmarks/results/scoreboard-choice.md
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+FLOOR = 0.8
+
+
+def _rows(path: str) -> dict[str, dict[str, Any]]:
+    return {r["measure"]: r for r in json.load(open(path))["rows"]}
+
+
+def figures(rows: dict[str, dict[str, Any]], split: str) -> dict[str, float]:
+    def get(measure: str) -> float | None:
+        row = rows.get(measure)
+        return None if row is None else row.get(f"mirage:{split}")
+
+    gpe = sorted({m.split(" ")[0] for m in rows if m.startswith("gpe-k")})
+    prag = [d for d in ("poisonedrag-nq", "poisonedrag-hotpotqa") if f"{d} gold+5 pass" in rows]
+    clean = [get(f"{d} CLEAN pass") for d in gpe]
+    gap = [get(f"{d} CLEAN pass") - get(f"{d} FULL pass") for d in gpe]
+    poison = [
+        get(f"{d} poisons alone blocked") - get(f"{d} gold+5: wrong answer in evidence")
+        for d in prag
+    ]
+    return {
+        "J": 0.5 * sum(gap) / len(gap) + 0.5 * sum(poison) / len(poison),
+        "clean_min": min(clean),
+        "clean": sum(clean) / len(clean),
+        "full": sum(get(f"{d} FULL pass") for d in gpe) / len(gpe),
+        "blocked": sum(get(f"{d} poisons alone blocked") for d in prag) / len(prag),
+        "wrong": sum(get(f"{d} gold+5: wrong answer in evidence") for d in prag) / len(prag),
+    }
+
+
+def main(argv: list[str]) -> int:
+    runs = dict(a.split("=", 1) for a in argv)
+    fit = {name: figures(_rows(path), "fit") for name, path in runs.items()}
+    report = {name: figures(_rows(path), "report") for name, path in runs.items()}
+    over = [n for n in runs if fit[n]["clean_min"] >= FLOOR]
+    chosen = (
+        max(over, key=lambda n: fit[n]["J"])
+        if over
+        else max(runs, key=lambda n: fit[n]["clean_min"])
+    )
+    print(
+        "Candidates (fit split decides; report split shown for the record). J = ½·gpe (CLEAN − "
+        "FULL pass) + ½·PoisonedRAG (poisons alone blocked − wrong answer in gold + 5); floor: "
+        f"gpe CLEAN pass ≥ {FLOOR:.0%} at every k.\n"
+    )
+    print(
+        "| candidate | J fit | J report | gpe CLEAN pass fit / report | gpe FULL pass fit / report "
+        "| poisons alone blocked fit / report | wrong answer (gold + 5) fit / report |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for n in runs:
+        f, r = fit[n], report[n]
+        mark = " **(chosen)**" if n == chosen else ("" if n in over else " (under the floor)")
+        print(
+            f"| `{n}`{mark} | {100 * f['J']:+.1f} | {100 * r['J']:+.1f} "
+            f"| {100 * f['clean']:.1f}% / {100 * r['clean']:.1f}% "
+            f"| {100 * f['full']:.1f}% / {100 * r['full']:.1f}% "
+            f"| {100 * f['blocked']:.1f}% / {100 * r['blocked']:.1f}% "
+            f"| {100 * f['wrong']:.1f}% / {100 * r['wrong']:.1f}% |"
+        )
+    print(f"\nchosen: `{chosen}`" + ("" if over else " (no candidate reached the floor)"))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
