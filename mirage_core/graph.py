@@ -133,13 +133,17 @@ class ClaimGraph:
         return float(supp[mask].sum()), float(contr[mask].sum())
 
 
-def support_counts(graph: ClaimGraph, groups: np.ndarray) -> np.ndarray:
+def support_counts(
+    graph: ClaimGraph, groups: np.ndarray, excluded: np.ndarray | None = None
+) -> np.ndarray:
     """n(c): distinct other independence groups holding a claim that supports c.
 
     Only edges *into* c count (premise elsewhere, hypothesis c), and support from c's own
-    group is no corroboration.
+    group is no corroboration. Premises marked in ``excluded`` (claims) never count.
     """
     mask = (graph.w_supp > 0) & (groups[graph.premise] != groups[graph.hypothesis])
+    if excluded is not None:
+        mask &= ~excluded[graph.premise]
     if not mask.any():
         return np.zeros(graph.n_claims, dtype=np.int64)
     pairs = np.unique(np.stack([graph.hypothesis[mask], groups[graph.premise[mask]]]), axis=1)

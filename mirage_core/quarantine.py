@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from mirage_core.graph import ClaimGraph
+from mirage_core.graph import ClaimGraph, support_counts
 from mirage_core.types import Claim
 
 __all__ = ["outside_support", "quarantine_eligible"]
@@ -22,12 +22,7 @@ __all__ = ["outside_support", "quarantine_eligible"]
 
 def outside_support(graph: ClaimGraph, groups: np.ndarray, quarantined: np.ndarray) -> np.ndarray:
     """For each claim: distinct independence groups of *non-quarantined* claims supporting it."""
-    mask = (graph.w_supp > 0) & ~quarantined[graph.premise]
-    mask &= groups[graph.premise] != groups[graph.hypothesis]
-    if not mask.any():
-        return np.zeros(graph.n_claims, dtype=np.int64)
-    pairs = np.unique(np.stack([graph.hypothesis[mask], groups[graph.premise[mask]]]), axis=1)
-    return np.bincount(pairs[0], minlength=graph.n_claims).astype(np.int64)
+    return support_counts(graph, groups, excluded=quarantined)
 
 
 def quarantine_eligible(

@@ -105,3 +105,24 @@ def fake_embedder():
     from mirage_core.embeddings import CallableEmbedder
 
     return CallableEmbedder(bag_of_words_embedding)
+
+
+@pytest.fixture
+def claims_of():
+    """``claims_of(text, **options)``: the claims of one passage (source "a"), with the
+    engine's default limits; options go to ``extract_claims``."""
+    from mirage_core.claims import extract_claims
+
+    def run(text: str, **options):
+        kwargs = dict(
+            indices=[0],
+            sources=["a"],
+            domains=["a"],
+            scores=[1.0],
+            min_tokens=2,
+            max_claims_per_passage=64,
+            max_chars=20_000,
+        )
+        return extract_claims([Passage(text, source="a")], **(kwargs | options))
+
+    return run

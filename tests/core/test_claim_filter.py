@@ -1,8 +1,6 @@
 import pytest
 
 from mirage_core.claim_filter import NON_CLAIM_REASONS, non_claim_reason
-from mirage_core.claims import extract_claims
-from mirage_core.types import Passage
 
 
 @pytest.mark.parametrize(
@@ -50,26 +48,15 @@ def test_statements_are_claims(sentence):
     assert non_claim_reason(sentence) is None
 
 
-def test_extract_claims_skips_and_reports_non_claims():
+def test_extract_claims_skips_and_reports_non_claims(claims_of):
     text = (
         "Eiffel Tower facts | Example News. When was the Eiffel Tower built? "
         "The Eiffel Tower was completed in 1889. Its design includes:"
     )
-    passage = Passage(text, source="a")
-    kwargs = dict(
-        indices=[0],
-        sources=["a"],
-        domains=["a"],
-        scores=[1.0],
-        min_tokens=2,
-        max_claims_per_passage=64,
-        max_chars=20_000,
-    )
     skipped: list = []
-    claims = extract_claims([passage], filter_non_claims=True, skipped=skipped, **kwargs)
+    claims = claims_of(text, filter_non_claims=True, skipped=skipped)
     assert [c.text for c in claims] == ["The Eiffel Tower was completed in 1889."]
     assert [s["reason"] for s in skipped] == ["boilerplate", "question", "list intro or item"]
     for s in skipped:  # spans point into the caller's text
         assert text[s["start"] : s["end"]].strip()
-    unfiltered = extract_claims([passage], **kwargs)
-    assert len(unfiltered) == 4
+    assert len(claims_of(text)) == 4

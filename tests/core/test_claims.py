@@ -63,22 +63,9 @@ def test_reference_markers_are_not_part_of_a_claim():
     )
 
 
-def test_reference_markers_leave_no_detached_period():
-    from mirage_core.claims import extract_claims
-    from mirage_core.types import Passage
-
+def test_reference_markers_leave_no_detached_period(claims_of):
     text = "TikTok's most-viewed hashtags include #ADHD [6]. The list grew in 2024 [2] [5]."
-    claims = extract_claims(
-        [Passage(text, source="a")],
-        indices=[0],
-        sources=["a"],
-        domains=["a"],
-        scores=[1.0],
-        min_tokens=2,
-        max_claims_per_passage=64,
-        max_chars=20_000,
-        filter_non_claims=True,
-    )
+    claims = claims_of(text, filter_non_claims=True)
     assert [c.text for c in claims] == [
         "TikTok's most-viewed hashtags include #ADHD.",
         "The list grew in 2024.",
