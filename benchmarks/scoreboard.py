@@ -43,7 +43,6 @@ from mirage_core.evaluation.datasets import Dataset, load_dataset, load_gpe, sub
 from mirage_core.evaluation.harness import (
     InstanceRecord,
     _metrics,
-    claim_pollution,
     run_benchmark,
 )
 
@@ -153,7 +152,7 @@ def _pair_conflicts(records: list[InstanceRecord], system: str, kind: str) -> tu
         if v is None or len(v.graph) == 0:
             continue
         g = v.graph
-        polluted = rec_polluted(rec, v)
+        polluted = rec.polluted
         relevant = getattr(v, "relevance", None)
         n_dir = len(g) // 2
         contra = (g.w_contr[:n_dir] > 0) | (g.w_contr[n_dir:] > 0)
@@ -168,10 +167,6 @@ def _pair_conflicts(records: list[InstanceRecord], system: str, kind: str) -> tu
         hit += int(contra[mask].sum())
         total += int(mask.sum())
     return hit, total
-
-
-def rec_polluted(rec: InstanceRecord, verdict: Any) -> np.ndarray:
-    return rec._polluted if hasattr(rec, "_polluted") else np.zeros(len(verdict.claims), bool)
 
 
 def measure(records: list[InstanceRecord], system: str, regime: str, metric: str) -> float | None:
@@ -257,11 +252,6 @@ def main(argv: list[str] | None = None) -> int:
             cold_cache=False,
             embedder=embedder,
         )
-        insts = {inst.key: inst for inst in ds.instances}
-        for rec in res.records:
-            ref = rec.verdicts.get("mirage")
-            inst = insts[f"{rec.qid}|{rec.regime}|{rec.family}"]
-            rec._polluted = claim_pollution(inst, ref.claims) if ref is not None else None  # type: ignore[attr-defined]
         records[name] = res.records
         fit_ids, _ = split_queries([i.qid for i in ds.instances], 0.5, args.seed)
         _SPLITS[(name, args.seed)] = set(fit_ids)

@@ -232,11 +232,11 @@ class Mirage:
         sources = [p.resolved_source(i) for p, i in zip(kept, indices, strict=True)]
         domains = [p.resolved_domain(i) for p, i in zip(kept, indices, strict=True)]
         independence = cfg.independence
+        # What the embedder and the coordination signals read of each passage.
+        texts = [clean_text(p.text[: cfg.max_passage_chars]) for p in kept]
         if embedder is not None and kept:
             t_e = time.perf_counter()
-            prep.passage_embeddings = self._embed(
-                embedder, [clean_text(p.text[: cfg.max_passage_chars]) for p in kept], prep
-            )
+            prep.passage_embeddings = self._embed(embedder, texts, prep)
             prep.timings["embed"] = time.perf_counter() - t_e
             if prep.early_reason is not None:
                 return prep
@@ -259,7 +259,7 @@ class Mirage:
 
             found = detect_coordination(
                 query,
-                [clean_text(p.text[: cfg.max_passage_chars]) for p in kept],
+                texts,
                 domains,
                 prep.passage_embeddings if cfg.coordination == "embedding" else None,
             )

@@ -35,8 +35,6 @@ def quarantine_eligible(
     """``(eligible, quarantined)`` masks over claims: a claim of a flagged passage is eligible
     for S* only with ``min_support`` outside supporters; every other claim is eligible."""
     quarantined = np.array([c.passage_index in flagged_passages for c in claims], dtype=bool)
-    if not quarantined.any():
-        return np.ones(len(claims), dtype=bool), quarantined
-    if min_support <= 0:
+    if min_support <= 0 or not quarantined.any():
         return np.ones(len(claims), dtype=bool), quarantined
     return ~quarantined | (outside_support(graph, groups, quarantined) >= min_support), quarantined

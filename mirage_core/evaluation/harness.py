@@ -215,6 +215,8 @@ class InstanceRecord:
     incorrect: tuple[str, ...] = ()
     verdicts: dict[str, Verdict] = field(default_factory=dict, repr=False)
     passage_texts: list[str] = field(default_factory=list, repr=False)
+    #: per claim of the reference verdict (every mirage system shares its claims): polluted?
+    polluted: np.ndarray | None = field(default=None, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -267,6 +269,7 @@ def _record(
             correct=tuple(instance.correct),
             incorrect=tuple(instance.incorrect),
             passage_texts=[p.text for p in instance.passages],
+            polluted=polluted,
         ),
         polluted,
         corr,

@@ -37,7 +37,7 @@ class TestMirageRetrieverStandard(RetrieversIntegrationTests):
         return "Where is the Eiffel Tower located?"
 
 
-class TestMirageRetrieverStandardAttributions(RetrieversIntegrationTests):
+class TestMirageRetrieverStandardAttributions(TestMirageRetrieverStandard):
     """The clean-evidence issue's case: five outlets state one fact and name themselves
     ("The Alpha Gazette reports it."), and the NLI backend calls every pair entailment. The
     name-based fact check used to read "Alpha" vs "Bravo" as a conflict and return nothing."""
@@ -59,14 +59,6 @@ class TestMirageRetrieverStandardAttributions(RetrieversIntegrationTests):
         ]
         self._child = make_vector_retriever(docs, 5)
         self._nli = CallableNLI(lambda p, h: np.tile([0.98, 0.01, 0.01], (len(p), 1)))
-
-    @property
-    def retriever_constructor(self) -> type[MirageRetriever]:
-        return MirageRetriever
-
-    @property
-    def retriever_constructor_params(self) -> dict[str, Any]:
-        return {"base_retriever": self._child, "nli": self._nli}
 
     @property
     def retriever_query_example(self) -> str:
