@@ -20,6 +20,11 @@ Honest gpe pages run to 1,200 characters, poisons to about 300: a *length-matche
 the same honest passages to 300 characters. Its FPR at the thresholds fit above says whether a
 signal only measures length; a second table refits everything against it.
 
+A third honest pool, *query snippets*, cuts each honest page to the one or two sentences most
+relevant to the query (``benchmarks/snippets.py``, ~150–300 chars, as chunked retrievers return
+them). Last, the shipped models' length floor (``CoordinationModel.min_tokens``) is fit on the
+fit half: the largest floor that loses no planted set caught there.
+
 Output committed as benchmarks/results/coordination_signals.txt.
 """
 
@@ -33,12 +38,17 @@ import math
 import os
 import random
 import time
+from dataclasses import replace
 
 import numpy as np
 from coordination_data import VARIANTS, DiskCachedEmbedder, honest_sets, planted_sets
+from snippets import SCAN_CHARS as SNIPPET_SCAN_CHARS
+from snippets import snippet
 
 from mirage_core.coordination import (
+    DEFAULT_MODEL,
     SIGNALS,
+    TEXT_MODEL,
     CoordinationModel,
     candidate_groups,
     evidence_profile,
@@ -109,8 +119,13 @@ def main() -> None:
     short = honest_sets(max_chars=SHORT_CHARS)
     for e in short:
         e.variant = "honest-short"
+    # honest short snippets as a chunked retriever returns them (benchmarks/snippets.py)
+    snips = honest_sets(max_chars=SNIPPET_SCAN_CHARS)
+    for e in snips:
+        e.variant = "honest-snippet"
+        e.texts = [snippet(t, e.query) for t in e.texts]
     alone = planted_sets(args.limit, variants=("original", "dispersed"), regime="full")
-    evidence = planted_sets(args.limit) + alone + honest_sets() + short
+    evidence = planted_sets(args.limit) + alone + honest_sets() + short + snips
 
     # -- split: by query (all variants of a PoisonedRAG query on one side) and gpe claim --
     keys = sorted({e.key for e in evidence})
@@ -146,10 +161,62 @@ def main() -> None:
         print()
         stability(sets, keys, args.stability)
     print()
+    floors = fit_floors(sets)
+    print()
     print("CoordinationModels recommended (fit above on the 1,200-char honest half):")
     print(fitted)
+    print("min_tokens: " + ", ".join(f"{k} {v:g}" for k, v in floors.items()))
     print()
     print(f"({time.perf_counter() - t0:.0f} s)")
+
+
+HONEST_POOLS = ("honest", "honest-short", "honest-snippet")
+
+
+def fit_floors(sets) -> dict[str, float]:
+    """The shipped models' ``min_tokens``: the largest floor on a group's median content tokens
+    that loses no planted set caught on the fit half (any variant, poisons alone included);
+    held-out catches and honest false alarms with and without it."""
+    out: dict[str, float] = {}
+    print("## Length floor (min_tokens) of the shipped models")
+    print()
+    print(
+        "A group whose passages hold a median of fewer content tokens is never flagged. "
+        "Chosen on the fit half: the largest floor that loses no planted set caught there. "
+        "Held-out: planted sets caught (TPR) and honest sets flagged (FPR: 1,200-char pages, "
+        f"the {SHORT_CHARS}-char control, query snippets), without / with the floor."
+    )
+    for name, base in (("embedding", DEFAULT_MODEL), ("text", TEXT_MODEL)):
+        model = replace(base, min_tokens=0.0)
+        scored = []  # (evidence, split, [(score, tokens)])
+        for e, sp, groups in sets:
+            use = [model.score(g) for g in groups]
+            scored.append((e, sp, [(g.score, g.tokens) for g in use]))
+
+        def caught(rows, floor: float) -> bool:
+            return any(sc >= model.threshold and tk >= floor for sc, tk in rows)
+
+        planted = [x for x in scored if x[0].variant in SHOWN]
+        fit_hits = [rows for e, sp, rows in planted if sp == "fit" and caught(rows, 0.0)]
+        # the floor may rise to the smallest token count among each caught set's best group
+        limit = min(
+            max(tk for sc, tk in rows if sc >= model.threshold) for rows in fit_hits
+        )
+        floor = float(math.floor(limit))
+        out[name] = floor
+        print()
+        print(f"`{name}` model: floor {floor:g} content tokens (fit-half limit {limit:g})")
+        print()
+        print("| evidence | held-out sets | caught / flagged without floor | with floor |")
+        print("|---|---|---|---|")
+        for v in (*SHOWN, *HONEST_POOLS):
+            rows = [r for e, sp, r in scored if sp == "report" and e.variant == v]
+            if not rows:
+                continue
+            a = np.mean([caught(r, 0.0) for r in rows])
+            b = np.mean([caught(r, floor) for r in rows])
+            print(f"| {v} | {len(rows)} | {a:.0%} | {b:.0%} |")
+    return out
 
 
 def stability(sets, keys: list[str], n_seeds: int) -> None:

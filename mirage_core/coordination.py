@@ -161,7 +161,8 @@ class GroupSignals:
     passages; ``tightness``
     is the robust z of its mean cosine against the other pairs (NaN without embeddings or
     without passages outside the group). ``shared`` are the content tokens outside the query
-    that every member carries (what tied them). ``standardized``, ``score``, ``fired`` and
+    that every member carries (what tied them). ``tokens`` is the median number of content
+    tokens of its passages (how much text the ratios rest on). ``standardized``, ``score``, ``fired`` and
     ``flagged`` are filled by :meth:`CoordinationModel.score`.
     """
 
@@ -175,6 +176,7 @@ class GroupSignals:
     cosine: float
     tightness: float
     lexical_pairs: tuple[tuple[int, int, float], ...] = ()
+    tokens: float = float("nan")
     standardized: dict[str, float] = field(default_factory=dict)
     score: float = float("nan")
     fired: tuple[str, ...] = ()
@@ -279,6 +281,7 @@ def group_signals(
         cosine=cosine,
         tightness=tightness,
         lexical_pairs=tuple(pairs[:3]),
+        tokens=float(np.median([len(profile.tokens[i]) for i in idx])),
     )
 
 
@@ -328,6 +331,14 @@ class CoordinationModel:
     group's score is the mean over ``signals`` that are defined for it; a group with
     ``score >= threshold`` is flagged, and ``fired`` lists the signals whose own standardized
     value reached ``fire_at``. ``center`` / ``scale`` are the median / MAD of honest groups.
+
+    ``min_tokens``: a group whose passages hold a median of fewer content tokens is scored
+    (its signals stay in the verdict) but never flagged. The text signals are shares of a
+    passage's content tokens; on one-line snippets ("The Eiffel Tower is located in Paris.",
+    six content tokens) a share moves by a sixth per word and agreeing honest snippets look
+    exactly like planted copies, so such evidence is left to the contradiction and diversity
+    gates, as without coordination signals. Fit as the largest floor that loses no planted
+    group caught on the fit half (``benchmarks/coordination_signals.py``).
     """
 
     signals: tuple[str, ...]
@@ -336,6 +347,7 @@ class CoordinationModel:
     threshold: float
     fire_at: float = 1.0
     min_publishers: int = 3
+    min_tokens: float = 0.0
     provenance: str = ""
 
     def __post_init__(self) -> None:
@@ -362,7 +374,7 @@ class CoordinationModel:
         used = [z[s] for s in self.signals if s in z]
         score = float(np.mean(used)) if used else float("nan")
         fired = tuple(s for s in self.signals if z.get(s, -math.inf) >= self.fire_at)
-        flagged = bool(used) and score >= self.threshold
+        flagged = bool(used) and score >= self.threshold and not g.tokens < self.min_tokens
         return replace(
             g,
             standardized={k: round(v, 3) for k, v in z.items()},
@@ -382,6 +394,9 @@ class CoordinationModel:
 #: rule chose this combination 4 times (answer_focus + novelty 5) and it flagged 5% (3–8%) of
 #: honest held-out sets, catching 62% / 61% / 60% / 33% (original / paraphrase / synonym /
 #: dispersed, with gold) and 41% / 81% of the poisons alone.
+#: Length floor ``min_tokens`` 14 (fit half; held out it costs 1 point on the original /
+#: paraphrased / synonym poisons and no honest set changes: honest pages, a 300-char cut and
+#: query snippets all hold more content tokens per passage).
 #: Needs embeddings (``tightness``); without them :data:`TEXT_MODEL` applies.
 DEFAULT_MODEL = CoordinationModel(
     signals=("answer_focus", "tightness"),
@@ -402,14 +417,19 @@ DEFAULT_MODEL = CoordinationModel(
         "cosine": 0.1095,
     },
     threshold=3.773,
+    min_tokens=14.0,
     provenance="benchmarks/coordination_signals.py, seed 0 (fit half)",
 )
 
 
 #: The best combination without embeddings, fit the same way: ``answer_focus`` + ``novelty``.
 #: Held out: honest sets flagged 4%; caught 32% / 33% / 30% / 23% (original / paraphrased /
-#: synonym / dispersed), the poisons alone 35% / 25% (original / dispersed).
-TEXT_MODEL = replace(DEFAULT_MODEL, signals=("answer_focus", "novelty"), threshold=3.440)
+#: synonym / dispersed), the poisons alone 35% / 25% (original / dispersed); query snippets
+#: (1–2 sentences per page, benchmarks/snippets.py) flagged 3%. Length floor 13 content tokens
+#: (fit half; held out it changes no figure).
+TEXT_MODEL = replace(
+    DEFAULT_MODEL, signals=("answer_focus", "novelty"), threshold=3.440, min_tokens=13.0
+)
 
 
 def detect_coordination(
