@@ -93,13 +93,17 @@ class MirageConfig:
             is flagged as coordinated (2.0; needs embeddings).
         coordinated_trust: trust given to claims of a flagged group (0.0; ``None`` = unchanged).
         coordination: coordination signals (:mod:`mirage_core.coordination`) that flag planted
-            passages: ``"text"`` (answer focus and novelty; no model), ``"embedding"`` (answer
-            focus and tightness; loads the embedder) or ``"none"`` (the default). On long web
-            passages both stop many coordinated poisons at a few points of clean pass
-            (docs/scoreboard.md), but they also flag a handful of *short* agreeing snippets
-            ("The Eiffel Tower is located in Paris." from three outlets), so they are opt-in. Claims of flagged passages
-            are quarantined: they enter S* only with support from ``coordinated_min_support``
-            independence groups outside the flagged passages (:mod:`mirage_core.quarantine`).
+            passages: ``"text"`` (answer focus and novelty; no model), ``"embedding"``
+            (answer focus and tightness; loads the embedder) or ``"none"`` (the default).
+            On web pages and on short query snippets both stop many coordinated poisons at a
+            point or a few of clean pass (docs/scoreboard.md); one-line passages (under ~13
+            content tokens) are never flagged (``CoordinationModel.min_tokens``). They stay
+            opt-in because short *encyclopedic* passages that agree (the four honest
+            passages of ``examples/data/eiffel_tower.jsonl``, ~17 content tokens each, as
+            long as a PoisonedRAG poison) are flagged as planted, and no benchmark set
+            measures that kind of evidence yet. Claims of flagged passages are quarantined:
+            they enter S* only with support from ``coordinated_min_support`` independence
+            groups outside the flagged passages (:mod:`mirage_core.quarantine`).
         coordinated_min_support: claims of an unusually tight group (robust z ≥
             ``coordination_z``, contradiction or not) enter S* only with support from at least
             this many other groups (1; 0 = off). Planted passages corroborate only each other.

@@ -85,3 +85,28 @@ def test_flagged_group_is_quarantined_in_the_verdict(monkeypatch, fake_nli):
 def test_paper_has_no_coordination():
     assert MirageConfig.paper().coordination == "none"
     assert MirageConfig(coordination="embedding").needs_embeddings
+
+
+def test_agreeing_encyclopedic_passages_are_why_coordination_is_opt_in(fake_nli):
+    """The measured reason the default keeps ``coordination="none"``: the four honest
+    encyclopedic passages of the README's example (~17 content tokens each, as long as a
+    PoisonedRAG poison, above the length floor) restate the question and agree on the answer,
+    which is what the coordination signals look for. The default verifies them; the text
+    signals quarantine all four and block."""
+    import json
+    from pathlib import Path
+
+    from mirage_core.coordination import TEXT_MODEL, detect_coordination
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "data" / "eiffel_tower.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    honest = [Passage(r["text"], source=r["url"], score=r["score"]) for r in rows[:4]]
+    query = "When was the Eiffel Tower completed?"
+    found = detect_coordination(
+        query, [p.text for p in honest], [p.resolved_domain(i) for i, p in enumerate(honest)]
+    )
+    top = found[0]
+    assert top.flagged and top.passages == (0, 1, 2, 3) and top.tokens >= TEXT_MODEL.min_tokens
+    assert Mirage(MirageConfig(), nli=fake_nli).defend(query, honest).decision == "verified"
+    v = Mirage(MirageConfig(coordination="text"), nli=fake_nli).defend(query, honest)
+    assert v.decision == "fallback" and v.extras["coordinated_passages"] == [0, 1, 2, 3]
