@@ -193,15 +193,13 @@ def fit_floors(sets) -> dict[str, float]:
             use = [model.score(g) for g in groups]
             scored.append((e, sp, [(g.score, g.tokens) for g in use]))
 
-        def caught(rows, floor: float) -> bool:
-            return any(sc >= model.threshold and tk >= floor for sc, tk in rows)
+        def caught(rows, floor: float, thr: float = model.threshold) -> bool:
+            return any(sc >= thr and tk >= floor for sc, tk in rows)
 
         planted = [x for x in scored if x[0].variant in SHOWN]
         fit_hits = [rows for e, sp, rows in planted if sp == "fit" and caught(rows, 0.0)]
         # the floor may rise to the smallest token count among each caught set's best group
-        limit = min(
-            max(tk for sc, tk in rows if sc >= model.threshold) for rows in fit_hits
-        )
+        limit = min(max(tk for sc, tk in rows if sc >= model.threshold) for rows in fit_hits)
         floor = float(math.floor(limit))
         out[name] = floor
         print()
