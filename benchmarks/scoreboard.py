@@ -100,60 +100,41 @@ def gpe_snippets(k: int, n: int, seed: int) -> Dataset:
 Goal = tuple[str, str, str, str, str, Callable[[float], bool]]
 
 
+def _row(ds: str, what: str, regime: str, metric: str, goal: str = "—", ok=lambda x: True) -> Goal:
+    return (f"{ds} {what}", ds, regime, metric, goal, ok)
+
+
 def goals(datasets: Sequence[str]) -> list[Goal]:
     out: list[Goal] = []
     for ds in datasets:
-        if ds.startswith("gpe-snip"):
-            out += [
-                (f"{ds} CLEAN pass", ds, "clean", "pass_rate", "≥ 90%", lambda x: x >= 0.9),
-                (
-                    f"{ds} CLEAN coordination flagged",
-                    ds,
-                    "clean",
-                    "coordination_flagged",
-                    "—",
-                    lambda x: True,
-                ),
-                (f"{ds} FULL pass", ds, "full", "pass_rate", "≤ 10%", lambda x: x <= 0.1),
-                (
-                    f"{ds} FULL coordination flagged",
-                    ds,
-                    "full",
-                    "coordination_flagged",
-                    "—",
-                    lambda x: True,
-                ),
-                (
-                    f"{ds} MIXED polluted share of delivered claims",
-                    ds,
-                    "mixed",
-                    "contamination",
-                    "≤ 10%",
-                    lambda x: x <= 0.1,
-                ),
-            ]
-        elif ds.startswith("gpe"):
-            out += [
-                (f"{ds} CLEAN pass", ds, "clean", "pass_rate", "≥ 90%", lambda x: x >= 0.9),
-                (f"{ds} FULL pass", ds, "full", "pass_rate", "≤ 10%", lambda x: x <= 0.1),
-                (
-                    f"{ds} MIXED polluted share of delivered claims",
-                    ds,
-                    "mixed",
-                    "contamination",
-                    "≤ 10%",
-                    lambda x: x <= 0.1,
-                ),
-                (f"{ds} MIXED pass", ds, "mixed", "pass_rate", "—", lambda x: True),
-                (
-                    f"{ds} CLEAN corroborated claims delivered",
-                    ds,
-                    "clean",
-                    "retention",
-                    "—",
-                    lambda x: True,
-                ),
-            ]
+        if ds.startswith("gpe"):
+            clean = _row(ds, "CLEAN pass", "clean", "pass_rate", "≥ 90%", lambda x: x >= 0.9)
+            full = _row(ds, "FULL pass", "full", "pass_rate", "≤ 10%", lambda x: x <= 0.1)
+            mixed = _row(
+                ds,
+                "MIXED polluted share of delivered claims",
+                "mixed",
+                "contamination",
+                "≤ 10%",
+                lambda x: x <= 0.1,
+            )
+            if ds.startswith("gpe-snip"):
+                flag = "coordination flagged"
+                out += [
+                    clean,
+                    _row(ds, f"CLEAN {flag}", "clean", "coordination_flagged"),
+                    full,
+                    _row(ds, f"FULL {flag}", "full", "coordination_flagged"),
+                    mixed,
+                ]
+            else:
+                out += [
+                    clean,
+                    full,
+                    mixed,
+                    _row(ds, "MIXED pass", "mixed", "pass_rate"),
+                    _row(ds, "CLEAN corroborated claims delivered", "clean", "retention"),
+                ]
         else:
             out += [
                 (
