@@ -198,8 +198,10 @@ def measure(records: list[InstanceRecord], system: str, regime: str, metric: str
     if not subset:
         return None
     if metric == "coordination_flagged":  # the coordination signals flagged some passages
-        flagged = [bool(r.verdicts[system].extras.get("coordination_signals")) for r in subset]
-        return sum(flagged) / len(flagged)
+        verdicts = [r.verdicts.get(system) for r in subset]
+        if any(v is None for v in verdicts):  # a baseline without mirage verdicts
+            return None
+        return sum(bool(v.extras.get("coordination_signals")) for v in verdicts) / len(verdicts)
     m = _metrics(subset, system, qa=bool(subset[0].correct or subset[0].incorrect))
     if metric == "blocked":
         return None if m["pass_rate"] is None else 1.0 - m["pass_rate"]
