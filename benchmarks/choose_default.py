@@ -21,6 +21,7 @@ store makes them cheap). The rule, declared before looking at the report split:
 from __future__ import annotations
 
 import json
+import math
 import sys
 from typing import Any
 
@@ -57,6 +58,10 @@ def figures(rows: dict[str, dict[str, Any]], split: str) -> dict[str, float]:
     }
 
 
+def _pc(x: float) -> str:
+    return "—" if math.isnan(x) else f"{100 * x:.1f}%"
+
+
 def main(argv: list[str]) -> int:
     runs = dict(a.split("=", 1) for a in argv)
     fit = {name: figures(_rows(path), "fit") for name, path in runs.items()}
@@ -84,7 +89,7 @@ def main(argv: list[str]) -> int:
         print(
             f"| `{n}`{mark} | {100 * f['J']:+.1f} | {100 * r['J']:+.1f} "
             f"| {100 * f['clean']:.1f}% / {100 * r['clean']:.1f}% "
-            f"| {100 * f['snip_clean']:.1f}% / {100 * r['snip_clean']:.1f}% "
+            f"| {_pc(f['snip_clean'])} / {_pc(r['snip_clean'])} "
             f"| {100 * f['full']:.1f}% / {100 * r['full']:.1f}% "
             f"| {100 * f['blocked']:.1f}% / {100 * r['blocked']:.1f}% "
             f"| {100 * f['wrong']:.1f}% / {100 * r['wrong']:.1f}% |"
