@@ -98,10 +98,11 @@ class MirageConfig:
             On web pages and on short query snippets both stop many coordinated poisons at a
             point or a few of clean pass (docs/scoreboard.md); one-line passages (under ~13
             content tokens) are never flagged (``CoordinationModel.min_tokens``). They stay
-            opt-in because short *encyclopedic* passages that agree (the four honest
-            passages of ``examples/data/eiffel_tower.jsonl``, ~17 content tokens each, as
-            long as a PoisonedRAG poison) are flagged as planted, and no benchmark set
-            measures that kind of evidence yet. Claims of flagged passages are quarantined:
+            opt-in because the README example's four honest encyclopedic passages
+            (``examples/data/eiffel_tower.jsonl``, ~17 content tokens each, as long as a
+            PoisonedRAG poison, each repeating the same facts) are flagged as planted, though
+            real agreeing Wikipedia sentences rarely are (0.8%, Climate-FEVER; see
+            docs/independence.md). Claims of flagged passages are quarantined:
             they enter S* only with support from ``coordinated_min_support`` independence
             groups outside the flagged passages (:mod:`mirage_core.quarantine`).
         coordinated_min_support: claims of an unusually tight group (robust z ≥
