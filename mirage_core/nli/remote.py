@@ -211,7 +211,9 @@ class RemoteNLI(CachedNLI):
     def _predict_uncached(self, premises: list[str], hypotheses: list[str]) -> np.ndarray:
         info = self.server_info()
         parts = [
-            self._checked_decode(self._send("POST", self.predict_route, self._encode(p, h)), p, info)
+            self._checked_decode(
+                self._send("POST", self.predict_route, self._encode(p, h)), p, info
+            )
             for p, h in self._chunks(premises, hypotheses, info)
         ]
         return self._to_probs(parts, info)
@@ -258,7 +260,9 @@ class RemoteNLI(CachedNLI):
         try:
             info = self._parse_info(body)
             columns = resolve_label_columns(
-                dict(enumerate(info.labels)), self.label_map, model_name=f"{self.url} ({info.model})"
+                dict(enumerate(info.labels)),
+                self.label_map,
+                model_name=f"{self.url} ({info.model})",
             )
         except (ValueError, KeyError, TypeError) as exc:
             raise NLIError(f"{self!r}: cannot use the server's info: {exc}") from exc

@@ -257,7 +257,9 @@ class TEIServer:
         body = json.loads(request.content)
         self.bodies.append(body)
         if len(body["inputs"]) > self.max_client_batch_size:
-            return httpx.Response(413, json={"error": "batch too large", "error_type": "Validation"})
+            return httpx.Response(
+                413, json={"error": "batch too large", "error_type": "Validation"}
+            )
         assert body["raw_scores"] is True
         logits = reference_logits([p for p, _ in body["inputs"]], [h for _, h in body["inputs"]])
         out = []

@@ -1,4 +1,4 @@
-"""TransformersNLI on a tiny model the tests build themselves (see conftest.py). Offline."""
+"""TransformersNLI on a tiny model the tests build themselves (see tests/core/conftest.py). Offline."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from mirage_core.errors import ModelNotFoundError, NLIError  # noqa: E402
 from mirage_core.nli import PRESETS, NLIBackend, TransformersNLI  # noqa: E402
 from mirage_core.nli import transformers_nli as tn  # noqa: E402
 
-# Mirrors conftest.py (no package __init__ here, so conftest is not importable by name).
+# Mirrors tests/core/conftest.py (no package __init__ here, so conftest is not importable by name).
 ID2LABEL = {0: "CONTRADICTION", 1: "Entailment", 2: "neutral"}
 EXPECTED_COLUMNS = (1, 2, 0)  # where [entail, neutral, contra] sit in the tiny model's output
 MAX_POSITIONS = 128

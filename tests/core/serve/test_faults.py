@@ -1,0 +1,94 @@
+"""Faults under load (runs after test_app.py, on the same app): a replica killed mid-load is
+replaced by Serve and no verdict is lost or delivered unverified; the server stopped makes
+every verdict fail closed within the client's time limits under the default policy."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from mirage_core import Mirage, MirageConfig
+from mirage_core.nli import HTTPNLI, HTTPOptions, RetryPolicy
+
+CLIENTS = 64
+
+
+def replicas(app_name: str) -> list[str]:
+    import ray
+
+    return sorted(
+        a["name"]
+        for a in ray.util.list_named_actors(all_namespaces=True)
+        if a["name"].startswith(f"SERVE_REPLICA::{app_name}#")
+    )
+
+
+def test_replica_killed_mid_load_loses_no_request(
+    served, bench_instances, in_process, outcome, run_clients
+) -> None:
+    import ray
+
+    config, _ = served
+    before = replicas(config.name)
+    assert len(before) == 2
+    victim = before[0]
+    expected = [outcome(v) for v in in_process]
+    started: list[int] = []
+
+    def client(k: int):
+        started.append(k)
+        if k == CLIENTS // 4:  # a quarter of the clients are in flight: kill one replica
+            ray.kill(ray.get_actor(victim, namespace="serve"), no_restart=True)
+        mirage = Mirage(MirageConfig(), nli=HTTPNLI(config.url, cache_size=0))
+        inst = bench_instances[k % len(bench_instances)]
+        verdict = mirage.defend(inst.query, inst.passages)
+        return outcome(verdict), verdict.reason
+
+    results = run_clients(CLIENTS, client)
+    assert len(results) == CLIENTS and len(started) == CLIENTS
+    failed = [k for k, (_, reason) in enumerate(results) if "NLI failed" in reason]
+    assert failed == []  # every request was answered (after a retry where it hit the victim)
+    mismatches = [k for k, (got, _) in enumerate(results) if got != expected[k % len(expected)]]
+    assert mismatches == []
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        now = replicas(config.name)
+        if len(now) == 2 and victim not in now:
+            break
+        time.sleep(0.5)
+    now = replicas(config.name)
+    assert len(now) == 2 and victim not in now, now  # Serve started a replacement
+
+
+@pytest.mark.parametrize("how", ["app deleted", "serve shut down"])
+def test_server_stopped_every_verdict_fails_closed(
+    served, bench_instances, in_process, run_clients, how
+) -> None:
+    from ray import serve
+
+    config, _ = served
+    if how == "app deleted":
+        serve.delete(config.name)  # the proxy still answers: 404
+    else:
+        serve.shutdown()  # nothing listens: connection refused
+    options = HTTPOptions(
+        timeout_s=2.0, retry=RetryPolicy(max_retries=2, backoff_s=0.05, deadline_s=1.0)
+    )
+    limit_s = options.timeout_s * 2 + options.retry.deadline_s  # info + predict, worst case
+
+    def client(k: int):
+        mirage = Mirage(MirageConfig(), nli=HTTPNLI(config.url, options=options))
+        inst = bench_instances[k % len(bench_instances)]
+        start = time.monotonic()
+        verdict = mirage.defend(inst.query, inst.passages)
+        return verdict, time.monotonic() - start
+
+    results = run_clients(CLIENTS, client)
+    assert not any(v.passed for v, _ in results)  # nothing delivered, let alone unverified
+    needs_nli = [k for k, v in enumerate(in_process) if v.candidate_stats.get("nli_pairs")]
+    assert needs_nli
+    for k, (verdict, elapsed) in enumerate(results):
+        if k % len(in_process) in needs_nli:
+            assert verdict.decision == "fallback" and "NLI failed" in verdict.reason
+        assert elapsed < limit_s + 2.0, (k, elapsed)
