@@ -4,6 +4,7 @@ every verdict fail closed within the client's time limits under the default poli
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
@@ -34,23 +35,29 @@ def test_replica_killed_mid_load_loses_no_request(
     assert len(before) == 2
     victim = before[0]
     expected = [outcome(v) for v in in_process]
-    started: list[int] = []
+    rounds, kill_after = 2, CLIENTS // 2
+    done = [0]
+    lock = threading.Lock()
 
     def client(k: int):
-        started.append(k)
-        if k == CLIENTS // 4:  # a quarter of the clients are in flight: kill one replica
-            ray.kill(ray.get_actor(victim, namespace="serve"), no_restart=True)
         mirage = Mirage(MirageConfig(), nli=HTTPNLI(config.url, cache_size=0))
-        inst = bench_instances[k % len(bench_instances)]
-        verdict = mirage.defend(inst.query, inst.passages)
-        return outcome(verdict), verdict.reason
+        out = []
+        for r in range(rounds):
+            i = (k * rounds + r) % len(bench_instances)
+            verdict = mirage.defend(bench_instances[i].query, bench_instances[i].passages)
+            out.append((i, outcome(verdict), verdict.reason))
+            with lock:
+                done[0] += 1
+                kill = done[0] == kill_after
+            if kill:  # half the first round answered, the rest in flight: kill one replica
+                ray.kill(ray.get_actor(victim, namespace="serve"), no_restart=True)
+        return out
 
-    results = run_clients(CLIENTS, client)
-    assert len(results) == CLIENTS and len(started) == CLIENTS
-    failed = [k for k, (_, reason) in enumerate(results) if "NLI failed" in reason]
+    results = [row for rows in run_clients(CLIENTS, client) for row in rows]
+    assert len(results) == CLIENTS * rounds and done[0] == CLIENTS * rounds
+    failed = [i for i, _, reason in results if "NLI failed" in reason]
     assert failed == []  # every request was answered (after a retry where it hit the victim)
-    mismatches = [k for k, (got, _) in enumerate(results) if got != expected[k % len(expected)]]
-    assert mismatches == []
+    assert [i for i, got, _ in results if got != expected[i]] == []
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
         now = replicas(config.name)
