@@ -37,7 +37,7 @@ def read_run(out: Path) -> tuple[dict, list[dict]]:
 
 
 def test_bench_on_ray_reports_what_a_local_run_reports(
-    ray_local, sharp_nli_dir, tmp_path, monkeypatch, capsys
+    ray_local, sharp_nli_dir, tmp_path, monkeypatch
 ) -> None:
     monkeypatch.setenv("MIRAGE_DATA_DIR", str(TEST_DATA))
     args = [
@@ -53,10 +53,13 @@ def test_bench_on_ray_reports_what_a_local_run_reports(
         "--threads",
         "1",
     ]
-    assert main([*args, "--out", str(tmp_path / "local")]) == 0
-    local_text = capsys.readouterr().out
+    torch = pytest.importorskip("torch")
+    threads = torch.get_num_threads()
+    try:
+        assert main([*args, "--out", str(tmp_path / "local")]) == 0
+    finally:
+        torch.set_num_threads(threads)  # --threads is process-wide
     assert main([*args, "--out", str(tmp_path / "ray"), "--ray"]) == 0
-    ray_text = capsys.readouterr().out
     local, local_instances = read_run(tmp_path / "local")
     dist, dist_instances = read_run(tmp_path / "ray")
     assert dist["settings"]["ray"] == "local" and dist["settings"]["shards"] >= 3
@@ -64,10 +67,6 @@ def test_bench_on_ray_reports_what_a_local_run_reports(
     assert strip_timings(dist_instances) == strip_timings(local_instances)
     decisions = {i["routes"]["mirage"]["decision"] for i in local_instances}
     assert len(decisions) > 1  # the inputs exercise more than one route
-    # the printed tables (the timing table aside) are the same
-    assert local_text.split("| regime")[0].split(" s\n", 1)[1] == (
-        ray_text.split("| regime")[0].split(" s\n", 1)[1]
-    )
 
 
 def test_merging_nothing_is_an_error() -> None:
