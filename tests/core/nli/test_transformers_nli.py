@@ -163,9 +163,10 @@ def test_import_error_names_the_extra(monkeypatch) -> None:
 
 
 def test_importing_the_package_does_not_import_torch() -> None:
+    """Nor the remote backends' httpx, nor ray."""
     code = (
-        "import sys, mirage_core.nli as nli; nli.TransformersNLI; "
-        "bad = [m for m in ('torch', 'transformers') if m in sys.modules]; "
+        "import sys, mirage_core.nli as nli; nli.TransformersNLI, nli.HTTPNLI, nli.TEINLI; "
+        "bad = [m for m in ('torch', 'transformers', 'httpx', 'ray') if m in sys.modules]; "
         "sys.exit(f'imported at import time: {bad}' if bad else 0)"
     )
     root = Path(__file__).resolve().parents[3]
