@@ -76,3 +76,15 @@ def test_unknown_fields_in_a_file_are_refused(tmp_path) -> None:
     path.write_text(json.dumps({"replicas": 2}))
     with pytest.raises(ValueError, match="unknown ServeConfig fields"):
         ServeConfig.from_file(path)
+
+
+def test_mirage_serve_deploys_the_configuration_and_blocks(monkeypatch, capsys) -> None:
+    import mirage_core.serve.app as app
+    from mirage_core.cli import main
+
+    calls = []
+    monkeypatch.setattr(app, "run", lambda config, blocking: calls.append((config, blocking)))
+    assert main(["serve", "--replicas", "2", "--no-batching", "--port", "8123"]) == 0
+    [(config, blocking)] = calls
+    assert blocking and config.num_replicas == 2 and not config.batching
+    assert "HTTPNLI('http://127.0.0.1:8123/nli')" in capsys.readouterr().err

@@ -11,6 +11,7 @@ import pytest
 
 from mirage_core import Mirage, MirageConfig
 from mirage_core.nli import HTTPNLI, HTTPOptions, RetryPolicy
+from mirage_core.serve import ServeHandleNLI
 
 CLIENTS = 64
 
@@ -68,15 +69,29 @@ def test_replica_killed_mid_load_loses_no_request(
     assert len(now) == 2 and victim not in now, now  # Serve started a replacement
 
 
+def needs_nli_index(verdicts) -> int:
+    """The first input whose verdict needed the NLI model."""
+    return next(k for k, v in enumerate(verdicts) if v.candidate_stats.get("nli_pairs"))
+
+
 @pytest.mark.parametrize("how", ["app deleted", "serve shut down"])
 def test_server_stopped_every_verdict_fails_closed(
     served, bench_instances, in_process, run_clients, how
 ) -> None:
     from ray import serve
 
-    config, _ = served
+    config, handle = served
     if how == "app deleted":
         serve.delete(config.name)  # the proxy still answers: 404
+        # a handle to the deleted app: its calls time out, are retried, then fail closed
+        nli = ServeHandleNLI(
+            handle, timeout_s=0.5, retry=RetryPolicy(max_retries=1, backoff_s=0.01, deadline_s=1)
+        )
+        inst = bench_instances[needs_nli_index(in_process)]
+        start = time.monotonic()
+        verdict = Mirage(MirageConfig(), nli=nli).defend(inst.query, inst.passages)
+        assert time.monotonic() - start < 5.0
+        assert not verdict.passed and "NLI failed" in verdict.reason
     else:
         serve.shutdown()  # nothing listens: connection refused
     options = HTTPOptions(
