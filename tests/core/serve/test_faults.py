@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 import time
 
+import httpx
 import pytest
 
 from mirage_core import Mirage, MirageConfig
@@ -14,6 +15,22 @@ from mirage_core.nli import HTTPNLI, HTTPOptions, RetryPolicy
 from mirage_core.serve import ServeHandleNLI
 
 CLIENTS = 64
+
+
+class CountingTransport(httpx.HTTPTransport):
+    """A pooled HTTP transport that counts the 5xx answers it sees (thread-safe)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.errors = 0
+        self._lock = threading.Lock()
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        response = super().handle_request(request)
+        if response.status_code >= 500:
+            with self._lock:
+                self.errors += 1
+        return response
 
 
 def replicas(app_name: str) -> list[str]:
@@ -40,8 +57,11 @@ def test_replica_killed_mid_load_loses_no_request(
     done = [0]
     lock = threading.Lock()
 
+    transport = CountingTransport()
+
     def client(k: int):
-        mirage = Mirage(MirageConfig(), nli=HTTPNLI(config.url, cache_size=0))
+        nli = HTTPNLI(config.url, cache_size=0, transport=transport)
+        mirage = Mirage(MirageConfig(), nli=nli)
         out = []
         for r in range(rounds):
             i = (k * rounds + r) % len(bench_instances)
@@ -59,6 +79,7 @@ def test_replica_killed_mid_load_loses_no_request(
     failed = [i for i, _, reason in results if "NLI failed" in reason]
     assert failed == []  # every request was answered (after a retry where it hit the victim)
     assert [i for i, got, _ in results if got != expected[i]] == []
+    assert transport.errors > 0  # requests in flight on the victim failed, and were retried
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
         now = replicas(config.name)
