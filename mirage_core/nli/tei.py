@@ -9,7 +9,7 @@ labels itself, as :class:`~mirage_core.nli.TransformersNLI` does in-process.
 Example::
 
     # docker run -p 8080:80 ghcr.io/huggingface/text-embeddings-inference:cpu-latest \\
-    #     --model-id cross-encoder/nli-deberta-v3-xsmall
+    #     --model-id cross-encoder/nli-roberta-base    (TEI runs BERT/RoBERTa, not DeBERTa)
     nli = TEINLI("http://localhost:8080")
 """
 
