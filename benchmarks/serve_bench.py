@@ -5,8 +5,10 @@ pairs of one query, clean / mixed / full evidence). N concurrent clients (64 by 
 them, for each of: the model in-process (`TransformersNLI`, the clients' threads share it), and
 served over HTTP by 1 and 2 replicas, with and without dynamic batching (`@serve.batch`), side by
 side in one run on one local Ray instance (loopback). It prints requests/s, pairs/s and the
-client-side latency p50/p95 of each, the batching speed-up per replica count, and checks that the
-served probabilities give the in-process verdicts (mismatches must be 0).
+client-side latency p50/p95 of each, the batching speed-up per replica count, how many requests
+one forward pass served (a replica's ``/info`` counters, before and after a run; with 2 replicas
+the run's counters of whichever replica answered both times), and checks that the served
+probabilities give the in-process verdicts (mismatches must be 0).
 
 Every configuration gets the same CPU budget (`--cpus`): in-process and 1 replica use that many
 torch threads, 2 replicas half each. The server's pair cache is off, so every request is
@@ -26,6 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,6 +65,7 @@ class Run:
     wall_s: float
     latencies: list[float]
     probs: dict[tuple[str, str], np.ndarray]
+    requests_per_batch: float | None = None
 
     def row(self, base: Run | None) -> str:
         lat = sorted(self.latencies)
@@ -69,9 +73,10 @@ class Run:
         p95 = lat[min(len(lat) - 1, int(0.95 * len(lat)))] * 1000
         rps = self.requests / self.wall_s
         ratio = f"{rps / (base.requests / base.wall_s):.2f}×" if base else "—"
+        per_batch = f"{self.requests_per_batch:.1f}" if self.requests_per_batch else "—"
         return (
             f"| {self.name} | {rps:.1f} | {self.pairs / self.wall_s:.0f} | {p50:.0f} | {p95:.0f} "
-            f"| {ratio} |"
+            f"| {ratio} | {per_batch} |"
         )
 
 
@@ -122,6 +127,16 @@ def verdict_mismatches(instances: Sequence, reference: list, probs: dict) -> int
         (a.decision, a.passed, a.selected) != (b.decision, b.passed, b.selected)
         for a, b in zip(got, reference, strict=True)
     )
+
+
+def batch_counters(url: str | None) -> tuple[str, int, int] | None:
+    """(replica, batches, requests batched) of the replica answering ``/info`` (batching only)."""
+    if url is None:
+        return None
+    info = httpx.get(url + "/info", timeout=60).json()
+    if not info.get("batching"):
+        return None
+    return info["replica"], info["batches"], info["batched_requests"]
 
 
 def split(requests: list[Request], size: int | None) -> list[Request]:
@@ -218,7 +233,11 @@ def main() -> None:
             for size in sizes:
                 requests = split(engine, size)
                 for name, predict in clients.items():
+                    before = batch_counters(urls.get(name))
                     run = await load(name, predict, requests, args.clients)
+                    after = batch_counters(urls.get(name))
+                    if before and after and before[0] == after[0] and after[1] > before[1]:
+                        run.requests_per_batch = (after[2] - before[2]) / (after[1] - before[1])
                     key = (name, size)
                     if key not in best or run.wall_s < best[key].wall_s:
                         best[key] = run
@@ -235,8 +254,11 @@ def main() -> None:
         print()
         print(f"### {what} ({n} requests)")
         print()
-        print("| configuration | requests/s | pairs/s | p50 ms | p95 ms | vs in-process |")
-        print("|---|---|---|---|---|---|")
+        print(
+            "| configuration | requests/s | pairs/s | p50 ms | p95 ms | vs in-process "
+            "| requests per batch |"
+        )
+        print("|---|---|---|---|---|---|---|")
         base = best[("in-process", size)]
         for name in clients:
             run = best[(name, size)]

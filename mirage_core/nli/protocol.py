@@ -3,8 +3,10 @@
 Routes, under the application's prefix (``/nli`` by default):
 
 - ``GET  {prefix}/info``: ``{"protocol": "mirage-nli/1", "model": str, "labels": [str, str,
-  str], "max_batch_pairs": int}``. ``labels`` names the columns of ``probs`` in order; a client
-  reads it and never assumes an order.
+  str], "max_batch_pairs": int, ...}``. ``labels`` names the columns of ``probs`` in order; a
+  client reads it and never assumes an order. ``mirage serve`` adds ``batching``, and the
+  answering ``replica``'s ``batches``, ``batched_requests`` and ``requests_per_batch`` (how much
+  dynamic batching merges).
 - ``POST {prefix}/predict``: ``{"pairs": [[premise, hypothesis], ...]}`` (at most
   ``max_batch_pairs`` pairs) -> ``{"probs": [[p, p, p], ...]}``, one row per pair, in order.
 - ``GET  {prefix}/health``: ``{"status": "ok", "model": str}`` once the model is loaded.

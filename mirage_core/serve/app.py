@@ -10,6 +10,8 @@ This module imports ray and fastapi (the ``serve`` extra); nothing in the engine
 """
 
 import asyncio
+import os
+import socket
 from typing import Any
 
 import numpy as np
@@ -59,6 +61,9 @@ class NLIServer:
             kwargs["torch_threads"] = cfg.torch_threads
         self.backend = load_backend(cfg.model, **kwargs)
         self.model = str(getattr(self.backend, "name", None) or cfg.model or "packaged")
+        self.replica = f"{socket.gethostname()}:{os.getpid()}"
+        self.batches = 0  # forward calls of the dynamic batcher, and the requests they served
+        self.batched_requests = 0
         self._batched.set_max_batch_size(cfg.max_batch_size)
         self._batched.set_batch_wait_timeout_s(cfg.batch_wait_timeout_s)
 
@@ -72,6 +77,12 @@ class NLIServer:
             "labels": list(LABELS),
             "max_batch_pairs": self.cfg.max_batch_pairs,
             "batching": self.cfg.batching,
+            "replica": self.replica,
+            "batches": self.batches,  # this replica's, since it started
+            "batched_requests": self.batched_requests,
+            "requests_per_batch": round(self.batched_requests / self.batches, 2)
+            if self.batches
+            else None,
         }
 
     @api.get(protocol.HEALTH_ROUTE)
@@ -107,6 +118,8 @@ class NLIServer:
     @serve.batch(max_batch_size=32, batch_wait_timeout_s=0.005)
     async def _batched(self, requests: list[tuple[list[str], list[str]]]) -> list[np.ndarray]:
         """Every waiting request's pairs in one ``predict`` call, split back per request."""
+        self.batches += 1
+        self.batched_requests += len(requests)
         premises = [p for req in requests for p in req[0]]
         hypotheses = [h for req in requests for h in req[1]]
         probs = await asyncio.to_thread(self.backend.predict, premises, hypotheses)

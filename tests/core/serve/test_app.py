@@ -55,6 +55,8 @@ def test_64_concurrent_clients_get_the_in_process_verdicts(
     got = run_clients(CLIENTS, client)
     mismatches = [k for k in range(CLIENTS) if got[k] != expected[k % len(expected)]]
     assert mismatches == []
+    info = httpx.get(config.url + "/info", timeout=10).json()  # one replica's counters
+    assert info["batches"] > 0 and info["requests_per_batch"] >= 1
 
 
 async def test_64_concurrent_async_calls_through_the_handle(served, sharp_nli_dir) -> None:
