@@ -207,7 +207,7 @@ def test_columns_follow_id2label(tiny_nli_dir: Path, tiny_nli: TransformersNLI) 
 
 def test_label_map_overrides_id2label(tiny_nli_dir: Path, tiny_nli: TransformersNLI) -> None:
     label_map = {"entailment": 0, "neutral": 1, "contradiction": 2}
-    nli = TransformersNLI(tiny_nli_dir, device="cpu", label_map=label_map)
+    nli = TransformersNLI(tiny_nli_dir, device="cpu", label_map=label_map, quantize=False)
     assert nli.label_columns == (0, 1, 2)
     got = nli.predict(PREMISES, HYPOTHESES)
     np.testing.assert_allclose(
@@ -266,8 +266,9 @@ def test_duplicate_label_names_raise() -> None:
 
 
 def test_batches_preserve_order(tiny_nli_dir: Path) -> None:
-    small = TransformersNLI(tiny_nli_dir, device="cpu", batch_size=2, cache_size=0)
-    large = TransformersNLI(tiny_nli_dir, device="cpu", batch_size=64, cache_size=0)
+    fp32 = dict(device="cpu", cache_size=0, quantize=False)
+    small = TransformersNLI(tiny_nli_dir, batch_size=2, **fp32)
+    large = TransformersNLI(tiny_nli_dir, batch_size=64, **fp32)
     calls = count_forwards(small)
     got_small = small.predict(PREMISES, HYPOTHESES)
     assert calls[0] == 4  # 7 pairs in batches of 2
@@ -342,10 +343,13 @@ def predict_from_threads(nli: TransformersNLI, n_threads: int = 16) -> dict[int,
 
 @pytest.mark.parametrize("cache_size", [100, 0])  # shared cache hits / every forward races
 def test_sixteen_threads_at_once(tiny_nli_dir: Path, cache_size: int) -> None:
-    expected = TransformersNLI(tiny_nli_dir, device="cpu", cache_size=0).predict(
+    # fp32: dynamic int8 scales activations per batch, so its rows depend on the batch mates
+    expected = TransformersNLI(tiny_nli_dir, device="cpu", cache_size=0, quantize=False).predict(
         PREMISES, HYPOTHESES
     )
-    nli = TransformersNLI(tiny_nli_dir, device="cpu", batch_size=3, cache_size=cache_size)
+    nli = TransformersNLI(
+        tiny_nli_dir, device="cpu", batch_size=3, cache_size=cache_size, quantize=False
+    )
     for idx, out in predict_from_threads(nli).values():
         np.testing.assert_allclose(out, expected[idx], atol=1e-5)
     if cache_size:
@@ -359,6 +363,32 @@ def test_quantized_model_gives_probabilities(tiny_nli_dir: Path, tiny_nli: Trans
     got = nli.predict(PREMISES, HYPOTHESES)
     assert_probs(got, len(PREMISES))
     np.testing.assert_allclose(got, tiny_nli.predict(PREMISES, HYPOTHESES), atol=0.05)
+
+
+def test_cpu_default_is_int8_and_quantize_false_keeps_fp32(
+    tiny_nli_dir: Path, tiny_nli: TransformersNLI
+) -> None:
+    default = TransformersNLI(tiny_nli_dir, device="cpu", cache_size=0)
+    assert default.quantize is True  # the measured CPU default (benchmarks/nli_runtime.py)
+    assert "quantized" in type(default.model.classifier).__module__
+    assert "quantize=True" in repr(default)
+    assert tiny_nli.quantize is False
+    assert "quantized" not in type(tiny_nli.model.classifier).__module__
+    want = tiny_nli.predict(PREMISES, HYPOTHESES)
+    np.testing.assert_allclose(default.predict(PREMISES, HYPOTHESES), want, atol=0.05)
+
+
+def test_quantize_default_is_full_precision_off_the_cpu(tiny_nli_dir: Path) -> None:
+    # "meta" stands for any accelerator here: the model moves there and is not quantized.
+    nli = TransformersNLI(tiny_nli_dir, device="meta", cache_size=0)
+    assert nli.device == "meta" and nli.quantize is False
+    assert "quantized" not in type(nli.model.classifier).__module__
+
+
+@pytest.mark.parametrize("quantize", ["yes", 1, 0.0])
+def test_quantize_must_be_a_bool_or_none(tiny_nli_dir: Path, quantize) -> None:
+    with pytest.raises(TypeError, match="quantize"):
+        TransformersNLI(tiny_nli_dir, quantize=quantize)
 
 
 def test_forward_failure_is_an_nli_error(tiny_nli_dir: Path) -> None:
@@ -380,8 +410,10 @@ def test_onnx_runtime_matches_torch_and_reuses_its_export(
 ) -> None:
     pytest.importorskip("onnxruntime")
     pytest.importorskip("onnx")
-    nli = TransformersNLI(tiny_nli_dir, runtime="onnx", onnx_dir=tmp_path, cache_size=0)
-    assert nli.device == "cpu" and nli.runtime == "onnx"
+    nli = TransformersNLI(
+        tiny_nli_dir, runtime="onnx", onnx_dir=tmp_path, cache_size=0, quantize=False
+    )
+    assert nli.device == "cpu" and nli.runtime == "onnx" and nli.quantize is False
     exported = tmp_path / "model.onnx"
     assert exported.is_file()
     got = nli.predict(PREMISES, HYPOTHESES)
@@ -389,11 +421,12 @@ def test_onnx_runtime_matches_torch_and_reuses_its_export(
     # Same graph, same label columns: the torch model's probabilities to float precision.
     np.testing.assert_allclose(got, tiny_nli.predict(PREMISES, HYPOTHESES), atol=1e-4)
     stamp = exported.stat().st_mtime_ns
-    again = TransformersNLI(tiny_nli_dir, runtime="onnx", onnx_dir=tmp_path)
+    again = TransformersNLI(tiny_nli_dir, runtime="onnx", onnx_dir=tmp_path, quantize=False)
     assert exported.stat().st_mtime_ns == stamp  # loaded, not exported again
     np.testing.assert_allclose(again.predict(PREMISES, HYPOTHESES), got, atol=1e-6)
-    quantized = TransformersNLI(tiny_nli_dir, runtime="onnx", onnx_dir=tmp_path, quantize=True)
-    assert (tmp_path / "model.int8.onnx").is_file()
+    quantized = TransformersNLI(tiny_nli_dir, runtime="onnx", onnx_dir=tmp_path)
+    assert quantized.quantize is True  # the CPU default: ONNX Runtime's int8
+    assert quantized._onnx.path == tmp_path / "model.int8.onnx" and quantized._onnx.path.is_file()
     np.testing.assert_allclose(quantized.predict(PREMISES, HYPOTHESES), got, atol=0.05)
 
 
