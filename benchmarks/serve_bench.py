@@ -12,7 +12,8 @@ probabilities give the in-process verdicts (mismatches must be 0).
 
 Every configuration gets the same CPU budget (`--cpus`): in-process and 1 replica use that many
 torch threads, 2 replicas half each. The server's pair cache is off, so every request is
-computed. Figures from one run are what to compare on a shared machine; absolute rates are not.
+computed. The model runs in full precision on both sides (`mirage serve`'s default; see
+docs/serving.md on int8 behind a dynamic batcher). Figures from one run are what to compare on a shared machine; absolute rates are not.
 """
 
 from __future__ import annotations
@@ -204,7 +205,9 @@ def main() -> None:
         f"{args.cpus} cores per configuration (machine: {os.cpu_count()} cores, load average "
         f"{os.getloadavg()[0]:.1f} at start); best of {args.rounds} interleaved rounds"
     )
-    local = TransformersNLI(args.model, device="cpu", cache_size=0, torch_threads=args.cpus)
+    local = TransformersNLI(
+        args.model, device="cpu", cache_size=0, torch_threads=args.cpus, quantize=False
+    )
     reference = Mirage(MirageConfig(), nli=local).defend_many(
         [i.query for i in ds.instances], [i.passages for i in ds.instances]
     )

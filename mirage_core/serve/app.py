@@ -56,6 +56,7 @@ class NLIServer:
             "device": cfg.device,
             "batch_size": cfg.model_batch_size,
             "cache_size": cfg.cache_size,
+            "quantize": cfg.quantize,
         }
         if cfg.torch_threads is not None:
             kwargs["torch_threads"] = cfg.torch_threads

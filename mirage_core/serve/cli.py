@@ -87,6 +87,12 @@ def register(subparsers: Any) -> None:
         "--model-batch-size", type=int, default=None, help="pairs per forward pass (default 64)"
     )
     s.add_argument("--threads", type=int, default=None, help="torch CPU threads per replica")
+    s.add_argument(
+        "--int8",
+        action="store_true",
+        help="dynamic int8 on the CPU (faster; a pair's scores then depend on the batch it is "
+        "merged into); default: full precision",
+    )
     s.add_argument("--num-cpus", type=float, default=None, help="CPUs per replica (default 1)")
     s.add_argument(
         "--num-gpus", type=float, default=None, help="GPUs per replica (default: 1 on cuda)"
@@ -110,6 +116,8 @@ def config_from_args(args: argparse.Namespace) -> ServeConfig:
     changes = {k: v for k, v in changes.items() if v is not None}
     if args.no_batching:
         changes["batching"] = False
+    if args.int8:
+        changes["quantize"] = True
     return config.replace(**changes)
 
 

@@ -52,7 +52,9 @@ def in_process(sharp_nli_dir, bench_instances):
     from mirage_core import Mirage, MirageConfig
     from mirage_core.nli import TransformersNLI
 
-    mirage = Mirage(MirageConfig(), nli=TransformersNLI(sharp_nli_dir, device="cpu"))
+    mirage = Mirage(
+        MirageConfig(), nli=TransformersNLI(sharp_nli_dir, device="cpu", quantize=False)
+    )
     return [mirage.defend(i.query, i.passages) for i in bench_instances]
 
 

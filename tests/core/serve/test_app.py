@@ -31,7 +31,7 @@ def test_health_info_and_bad_requests(served) -> None:
 
 def test_served_scores_equal_in_process_scores(served, sharp_nli_dir) -> None:
     config, _ = served
-    local = TransformersNLI(sharp_nli_dir, device="cpu", cache_size=0)
+    local = TransformersNLI(sharp_nli_dir, device="cpu", cache_size=0, quantize=False)
     expected = local.predict(PREMISES, HYPOTHESES)
     over_http = HTTPNLI(config.url, cache_size=0).predict(PREMISES, HYPOTHESES)
     by_handle = ServeHandleNLI(app_name=config.name, cache_size=0).predict(PREMISES, HYPOTHESES)
@@ -64,7 +64,7 @@ async def test_64_concurrent_async_calls_through_the_handle(served, sharp_nli_di
     nli = ServeHandleNLI(app_name=config.name, cache_size=0)
     premises = [f"{p} Number {k}." for k in range(CLIENTS) for p in PREMISES]
     hypotheses = [h for _ in range(CLIENTS) for h in HYPOTHESES]
-    local = TransformersNLI(sharp_nli_dir, device="cpu", cache_size=0)
+    local = TransformersNLI(sharp_nli_dir, device="cpu", cache_size=0, quantize=False)
     expected = local.predict(premises, hypotheses)
     n = len(PREMISES)
     parts = await asyncio.gather(

@@ -69,6 +69,8 @@ def test_flags_override_the_config_file(tmp_path, suffix) -> None:
     config = config_from_args(args)
     assert (config.max_replicas, config.device) == (4, "cuda")  # from the file
     assert (config.max_batch_size, config.batching, config.port) == (8, False, 9)  # flags
+    assert config.quantize is False  # full precision unless --int8
+    assert config_from_args(build_parser().parse_args(["serve", "--int8"])).quantize is True
 
 
 def test_unknown_fields_in_a_file_are_refused(tmp_path) -> None:
