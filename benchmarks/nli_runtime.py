@@ -22,7 +22,10 @@ speed only); torch dynamic int8 (``quantize=True``); bf16 autocast on the CPU; `
 
 The rule: the default is the fastest variant whose held-out accuracy (mean over the sets) stays
 within ``--tolerance`` (1) point of torch fp32, among the variants that can be a default: they
-run on the base ``[nli]`` install and cost no compilation when a process starts.
+run on the base ``[nli]`` install and cost no compilation when a process starts. Its pick
+(torch int8) is not what shipped: docs/nli-model.md ("What shipped, and why it differs from the
+script's pick") gives the per-set loss, the minimal-edit false contradictions and the
+batch-dependence that keep fp32 the default.
 """
 
 from __future__ import annotations
@@ -127,7 +130,7 @@ def autocast_bf16(nli: TransformersNLI) -> Callable[[list[str], list[str]], np.n
 def build_variants(args: argparse.Namespace, warm: tuple[list[str], list[str]]) -> list[Variant]:
     import torch
 
-    # quantize=False: fp32 unless a variant says otherwise (the CPU default is int8)
+    # quantize=False: fp32 unless a variant says otherwise (explicit, whatever the default)
     common: dict[str, Any] = dict(cache_size=0, torch_threads=args.threads, quantize=False)
     variants: list[Variant] = []
 

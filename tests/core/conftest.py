@@ -117,8 +117,8 @@ def generic_label_dir(tmp_path_factory: pytest.TempPathFactory, tiny_nli_dir: Pa
 
 @pytest.fixture(scope="session")
 def tiny_nli(tiny_nli_dir: Path):
-    """One TransformersNLI on the tiny model in fp32 (the reference the tests compare against;
-    the CPU default is int8), shared by the tests that only read from it."""
+    """One TransformersNLI on the tiny model in fp32 (the reference the tests compare against),
+    shared by the tests that only read from it."""
     from mirage_core.nli import TransformersNLI
 
     return TransformersNLI(tiny_nli_dir, device="cpu", cache_size=0, quantize=False)

@@ -365,22 +365,21 @@ def test_quantized_model_gives_probabilities(tiny_nli_dir: Path, tiny_nli: Trans
     np.testing.assert_allclose(got, tiny_nli.predict(PREMISES, HYPOTHESES), atol=0.05)
 
 
-def test_cpu_default_is_int8_and_quantize_false_keeps_fp32(
-    tiny_nli_dir: Path, tiny_nli: TransformersNLI
-) -> None:
+def test_default_is_fp32_and_quantize_none_is_int8_on_the_cpu(tiny_nli_dir: Path) -> None:
     default = TransformersNLI(tiny_nli_dir, device="cpu", cache_size=0)
-    assert default.quantize is True  # the measured CPU default (benchmarks/nli_runtime.py)
-    assert "quantized" in type(default.model.classifier).__module__
-    assert "quantize=True" in repr(default)
-    assert tiny_nli.quantize is False
-    assert "quantized" not in type(tiny_nli.model.classifier).__module__
-    want = tiny_nli.predict(PREMISES, HYPOTHESES)
-    np.testing.assert_allclose(default.predict(PREMISES, HYPOTHESES), want, atol=0.05)
+    assert default.quantize is False
+    assert "quantized" not in type(default.model.classifier).__module__
+    auto = TransformersNLI(tiny_nli_dir, device="cpu", cache_size=0, quantize=None)
+    assert auto.quantize is True
+    assert "quantized" in type(auto.model.classifier).__module__
+    assert "quantize=True" in repr(auto)
+    want = default.predict(PREMISES, HYPOTHESES)
+    np.testing.assert_allclose(auto.predict(PREMISES, HYPOTHESES), want, atol=0.05)
 
 
-def test_quantize_default_is_full_precision_off_the_cpu(tiny_nli_dir: Path) -> None:
+def test_quantize_none_is_full_precision_off_the_cpu(tiny_nli_dir: Path) -> None:
     # "meta" stands for any accelerator here: the model moves there and is not quantized.
-    nli = TransformersNLI(tiny_nli_dir, device="meta", cache_size=0)
+    nli = TransformersNLI(tiny_nli_dir, device="meta", cache_size=0, quantize=None)
     assert nli.device == "meta" and nli.quantize is False
     assert "quantized" not in type(nli.model.classifier).__module__
 
@@ -424,8 +423,8 @@ def test_onnx_runtime_matches_torch_and_reuses_its_export(
     again = TransformersNLI(tiny_nli_dir, runtime="onnx", onnx_dir=tmp_path, quantize=False)
     assert exported.stat().st_mtime_ns == stamp  # loaded, not exported again
     np.testing.assert_allclose(again.predict(PREMISES, HYPOTHESES), got, atol=1e-6)
-    quantized = TransformersNLI(tiny_nli_dir, runtime="onnx", onnx_dir=tmp_path)
-    assert quantized.quantize is True  # the CPU default: ONNX Runtime's int8
+    quantized = TransformersNLI(tiny_nli_dir, runtime="onnx", onnx_dir=tmp_path, quantize=None)
+    assert quantized.quantize is True  # None on the CPU: ONNX Runtime's int8
     assert quantized._onnx.path == tmp_path / "model.int8.onnx" and quantized._onnx.path.is_file()
     np.testing.assert_allclose(quantized.predict(PREMISES, HYPOTHESES), got, atol=0.05)
 
