@@ -27,11 +27,11 @@ class ServeConfig:
         device: torch device of each replica (``"auto"``: cuda when the replica has a GPU).
         model_batch_size: pairs per forward pass inside a replica. Default 64.
         torch_threads: torch CPU threads per replica (``None``: torch's default).
-        quantize: the backend's int8 setting. Default ``False`` (full precision), unlike
-            ``TransformersNLI``'s CPU default: dynamic int8 quantizes each forward pass's
-            activations with one scale for the whole batch, so a pair's scores, and a verdict,
-            would depend on which other clients' requests the dynamic batcher merged with it.
-            ``True`` (int8, CPU) or ``None`` (the backend's default) trade that for speed.
+        quantize: ``TransformersNLI``'s int8 setting. Default ``False`` (full precision):
+            dynamic int8 quantizes each forward pass's activations with one scale for the
+            whole batch, so a pair's scores, and a verdict, would depend on which other
+            clients' requests the dynamic batcher merged with it. ``True`` or ``None`` (int8 on
+            the CPU) trade that for speed.
         cache_size: entries of each replica's pair cache (0: none). Default 100 000.
         batching: merge concurrent requests into one forward pass (``@serve.batch``).
         max_batch_size: requests merged at most into one forward pass. Default 32.
