@@ -32,10 +32,15 @@ def model_digest(path: str | Path) -> str:
 
 
 class PersistentNLI:
-    """Wrap an NLI backend with a SQLite store keyed on ``(model digest, premise, hypothesis)``."""
+    """Wrap an NLI backend with a SQLite store keyed on ``(model digest, premise, hypothesis)``.
+
+    An int8 backend (``inner.quantize``, the CPU default of ``TransformersNLI``) gives other
+    scores than the same weights in fp32, so its digest gets ``-int8``: the two never mix."""
 
     def __init__(self, inner: Any, store: str | Path, digest: str) -> None:
         self.inner = inner
+        if getattr(inner, "quantize", False) is True and not digest.endswith("-int8"):
+            digest = f"{digest}-int8"
         self.digest = digest
         Path(store).parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(str(store), check_same_thread=False)

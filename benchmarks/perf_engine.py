@@ -1,122 +1,284 @@
-"""Engine overhead and NLI growth: `python benchmarks/perf_engine.py [--model NAME_OR_PATH]`.
+"""NLI pairs and engine time against k: ``python benchmarks/perf_engine.py [--model NAME_OR_PATH]``.
 
-For k = 5, 10, 20, 50 real web passages (gpe-eval benign + distractor evidence, pooled over
-claims of one category so topics overlap as in retrieval), prints: claims, cross-source pairs,
-pairs kept by the τ prefilter, pairs sent to NLI, NLI forward time alone on those pairs vs the
-whole `defend()` time (ratio = engine overhead; goal ≤ 1.15), time per stage, and the growth
-of NLI pairs from k=5 to k=50 with and without the pair budget. Every figure of a row comes
-from the same run; the NLI cache is off so both timings are real forward passes.
+Real evidence: for seeded gpe-eval claims, the claim is the query and its own evidence
+(benign pages, related distractors, the attack passages written against it) comes first, then
+benign pages of other claims of its category, up to k passages (1,200 characters each, as the
+scoreboard reads them). Two parts, every figure of a part from one run:
+
+1. **Pairs** (no model: a counting backend): for k = 5, 10, 20, 50 and the pair budget m =
+   ``partners_per_claim`` in 1, 2, 3, 4, 8 and none (every candidate pair): claims, directed
+   NLI pairs per query and per claim, and the growth of pairs from k = 5.
+2. **Time** (the real model, NLI cache off so every pair is a forward pass): for the default
+   budget and none, ``defend()`` p50 / p95 over the queries, the NLI forward time inside it,
+   the NLI share of the time, and the engine overhead = defend time / NLI forward time.
+
+Timings are one run on a shared machine: compare the ratios, not the seconds.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import random
-import time
 from pathlib import Path
 
+import numpy as np
+
 from mirage_core import Mirage, MirageConfig, Passage
+from mirage_core.evaluation.datasets import _gpe_passage, find_gpe_file
+
+KS = (5, 10, 20, 50)
+BUDGETS: tuple[int | None, ...] = (1, 2, 3, 4, 8, None)
 
 
-def chunk(sentences: list[str], max_chars: int = 1000) -> str:
-    """Whole sentences up to ``max_chars``: a retrieval-sized chunk of a web page."""
-    out, size = [], 0
-    for sent in sentences:
-        if out and size + len(sent) > max_chars:
-            break
-        out.append(sent)
-        size += len(sent) + 1
-    return " ".join(out)
-
-
-def gpe_passages(seed: int, n: int) -> list[Passage]:
-    spec = importlib.util.find_spec("gpe")
-    if spec is None or not spec.submodule_search_locations:
-        raise SystemExit("gpe-eval is not installed: pip install --no-deps gpe-eval")
-    path = Path(next(iter(spec.submodule_search_locations))) / "data" / "gpe.jsonl"
-    rows = [json.loads(line) for line in path.open()]
+def queries(n: int, k_max: int, seed: int) -> list[tuple[str, list[Passage]]]:
+    """``n`` seeded (query, evidence) items, each with at least ``k_max`` passages."""
+    rows = [json.loads(line) for line in find_gpe_file().open(encoding="utf-8")]
+    benign_by_cat: dict[str, list[dict]] = {}
+    for row in rows:
+        env = row["evidence_environment"]
+        benign_by_cat.setdefault(row["category"], []).extend(env.get("benign") or [])
     rng = random.Random(seed)
     rng.shuffle(rows)
-    category = rows[0]["category"]
-    out: list[Passage] = []
-    # Every evidence item of a claim (benign, distractors, and the attack passages, which are
-    # written to match it) is on one topic, as a real top-k is; further claims of the same
-    # category fill up to n.
-    rows.sort(key=lambda r: r["category"] != category)
+    out = []
     for row in rows:
         env = row["evidence_environment"]
         attacks = [ev for evs in (env.get("poisoned") or {}).values() for ev in evs]
-        for ev in env["benign"] + env.get("related_distractor", []) + attacks:
-            text = chunk(ev.get("contents") or [])
-            if text.strip():
-                out.append(
-                    Passage(
-                        text, source=ev.get("url") or ev["evidence_id"], score=1.0 / (1 + len(out))
-                    )
-                )
-        if len(out) >= n:
+        own = list(env.get("benign") or []) + list(env.get("related_distractor") or []) + attacks
+        own_ids = {id(ev) for ev in own}
+        fill = [ev for ev in benign_by_cat[row["category"]] if id(ev) not in own_ids]
+        passages, seen = [], set()
+        for ev in own + fill:
+            p = _gpe_passage(ev, 1200)
+            if p.text.strip() and p.text not in seen:
+                seen.add(p.text)
+                passages.append(p)
+            if len(passages) == k_max:
+                break
+        if len(passages) == k_max and row.get("original_claim"):
+            out.append((str(row["original_claim"]), passages))
+        if len(out) == n:
             break
-    return out[:n]
+    return out
+
+
+class CountingNLI:
+    """Returns 'neutral' for every pair: the pair counts without the model."""
+
+    def predict(self, premises, hypotheses):
+        return np.tile([0.1, 0.8, 0.1], (len(premises), 1))
+
+
+def pair_table(items, ks, budgets) -> dict:
+    table: dict = {}
+    for k in ks:
+        for m in budgets:
+            mirage = Mirage(MirageConfig(partners_per_claim=m), nli=CountingNLI())
+            verdicts = mirage.defend_many([q for q, _ in items], [p[:k] for _, p in items])
+            claims = np.array([v.candidate_stats["claims"] for v in verdicts], dtype=float)
+            directed = np.array([2 * v.candidate_stats["nli_pairs"] for v in verdicts], float)
+            table[(k, m)] = {
+                "claims": float(claims.mean()),
+                "pairs_per_query": float(directed.mean()),
+                "pairs_per_claim": float(directed.sum() / max(claims.sum(), 1)),
+            }
+    return table
+
+
+def agreement_table(items, ks, budgets, model, store) -> dict:
+    """How often the budgeted verdict equals the unbudgeted one: the route, and the mean
+    Jaccard similarity of the two S* (whatever the route); the real model's scores are kept
+    in the scoreboard's pair store."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from _pair_store import PersistentNLI, model_digest
+
+    from mirage_core.nli.transformers_nli import TransformersNLI
+
+    inner = TransformersNLI(model)
+    nli = PersistentNLI(inner, store, model_digest(inner.name))
+    out: dict = {}
+    for k in ks:
+        qs, ps = [q for q, _ in items], [p[:k] for _, p in items]
+        ref = Mirage(MirageConfig(partners_per_claim=None), nli=nli).defend_many(qs, ps)
+        for m in budgets:
+            got = Mirage(MirageConfig(partners_per_claim=m), nli=nli).defend_many(qs, ps)
+            same_route = [a.decision == b.decision for a, b in zip(got, ref, strict=True)]
+            jaccard = [
+                len(set(a.selected) & set(b.selected))
+                / max(len(set(a.selected) | set(b.selected)), 1)
+                for a, b in zip(got, ref, strict=True)
+            ]
+            out[(k, m)] = {
+                "route_agreement": float(np.mean(same_route)),
+                "selected_jaccard": float(np.mean(jaccard)),
+                "passed": float(np.mean([v.passed for v in got])),
+            }
+        out[(k, None)] = {"passed": float(np.mean([v.passed for v in ref]))}
+    return out
+
+
+def time_table(items, ks, budgets, model) -> dict:
+    from mirage_core.nli.transformers_nli import TransformersNLI
+
+    nli = TransformersNLI(model, cache_size=0)  # every pair is a real forward pass
+    nli.predict(["warm up the model"], ["the model is warm"])
+    out: dict = {}
+    for k in ks:
+        engines = {m: Mirage(MirageConfig(partners_per_claim=m), nli=nli) for m in budgets}
+        total: dict = {m: [] for m in budgets}
+        forward: dict = {m: [] for m in budgets}
+        for q, passages in items:
+            for m, mirage in engines.items():  # interleaved: load drifts hit every budget alike
+                verdict = mirage.defend(q, passages[:k])
+                total[m].append(verdict.timings["total"])
+                forward[m].append(verdict.timings.get("nli", 0.0))
+        for m in budgets:
+            total_a, forward_a = np.array(total[m]), np.array(forward[m])
+            out[(k, m)] = {
+                "defend_p50_s": float(np.percentile(total_a, 50)),
+                "defend_p95_s": float(np.percentile(total_a, 95)),
+                "nli_share": float(forward_a.sum() / total_a.sum()),
+                "overhead": float(total_a.sum() / max(forward_a.sum(), 1e-9)),
+            }
+    return out
+
+
+def plot(pairs: dict, ks: list[int], path: Path) -> None:
+    """Directed NLI pairs per query against k, one line per budget (log-log)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for m in BUDGETS:
+        label = "every candidate pair" if m is None else f"m = {m} partners per claim"
+        ax.plot(ks, [pairs[(k, m)]["pairs_per_query"] for k in ks], marker="o", label=label)
+    lo = min(ks)
+    base = pairs[(lo, None)]["pairs_per_query"]
+    ax.plot(ks, [base * k / lo for k in ks], "k:", label="linear in k")
+    ax.set(xscale="log", yscale="log", xlabel="passages k", ylabel="directed NLI pairs / query")
+    ax.set_xticks(ks, [str(k) for k in ks])
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    ax.legend(fontsize=8)
+    ax.set_title("NLI pairs per query on gpe-eval evidence")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", default=None, help="NLI model (default: the packaged one)")
-    parser.add_argument("--ks", default="5,10,20,50")
+    parser.add_argument("--ks", default=",".join(map(str, KS)))
+    parser.add_argument("--queries", type=int, default=20, help="queries for the pair counts")
+    parser.add_argument("--timed-queries", type=int, default=5, help="queries timed per k")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default="benchmarks/results/perf_engine")
+    parser.add_argument(
+        "--agreement-queries", type=int, default=10, help="queries for the verdict agreement"
+    )
+    parser.add_argument("--store", default="benchmarks/.cache/pairs.sqlite")
+    parser.add_argument(
+        "--docs-plot", default="docs/assets/perf_engine.png", help="a copy for the docs site"
+    )
     args = parser.parse_args()
-    from mirage_core.nli.transformers_nli import TransformersNLI
-
     ks = [int(k) for k in args.ks.split(",")]
-    pool = gpe_passages(args.seed, max(ks))
-    query = "benchmark query"
-    nli = TransformersNLI(args.model, cache_size=0)  # no cache: every pair is a real forward pass
-    nli.predict(["warm up the model"], ["the model is warm"])
-    budgets = {
-        "default": MirageConfig(),
-        "ppc=2": MirageConfig(pairs_per_claim=2),
-        "no budget": MirageConfig(pairs_per_claim=None, max_pairs=None),
-    }
-    print(
-        f"model: {nli.name}; passages: gpe-eval evidence (benign, distractor, attack) of one claim at a time, one category"
-    )
-    header = (
-        f"{'k':>3} {'config':>9} {'claims':>6} {'x-src':>7} {'τ-kept':>6} {'NLI':>5} "
-        f"{'nli_alone_s':>11} {'defend_s':>8} {'ratio':>6}  stages (ms)"
-    )
-    print(header)
-    growth: dict[str, dict[int, int]] = {name: {} for name in budgets}
+    default_m = MirageConfig().partners_per_claim
+    items = queries(args.queries, max(ks), args.seed)
+    name = lambda m: "none" if m is None else str(m)  # noqa: E731
+
+    lines = [
+        f"{len(items)} gpe-eval claims (seed {args.seed}) as queries; evidence: the claim's own "
+        "pages (benign, distractors, attacks), then benign pages of its category; default "
+        f"partners_per_claim = {default_m}",
+        "",
+        "## NLI pairs (directed) per query / per claim",
+        "",
+        "| k | claims | " + " | ".join(f"m={name(m)}" for m in BUDGETS) + " |",
+        "|" + "---|" * (2 + len(BUDGETS)),
+    ]
+    pairs = pair_table(items, ks, BUDGETS)
     for k in ks:
-        passages = pool[:k]
-        for name, cfg in budgets.items():
-            mirage = Mirage(cfg, nli=nli)
-            t0 = time.perf_counter()
-            verdict = mirage.defend(query, passages)
-            defend_s = time.perf_counter() - t0
-            stats = verdict.candidate_stats
-            prem = [verdict.claims[e.premise].text for e in verdict.edges]
-            hyp = [verdict.claims[e.hypothesis].text for e in verdict.edges]
-            t1 = time.perf_counter()
-            nli.predict(prem, hyp)
-            nli_s = time.perf_counter() - t1
-            growth[name][k] = len(prem)
-            stages = " ".join(
-                f"{s}={verdict.timings.get(s, 0) * 1000:.0f}"
-                for s in ("claims", "pairs", "nli", "graph", "select", "gate")
+        cells = [
+            f"{pairs[(k, m)]['pairs_per_query']:.0f} / {pairs[(k, m)]['pairs_per_claim']:.2f}"
+            for m in BUDGETS
+        ]
+        lines.append(f"| {k} | {pairs[(k, None)]['claims']:.0f} | " + " | ".join(cells) + " |")
+    lo = min(ks)
+    lines += ["", "growth of NLI pairs per query from k = 5:", ""]
+    for m in BUDGETS:
+        base = pairs[(lo, m)]["pairs_per_query"]
+        growth = ", ".join(
+            f"k={k} ×{pairs[(k, m)]['pairs_per_query'] / base:.1f}" for k in ks if k != lo
+        )
+        lines.append(f"- m = {name(m)}: {growth}")
+    print("\n".join(lines), flush=True)
+
+    agree_items = items[: args.agreement_queries]
+    budgeted = [m for m in BUDGETS if m is not None]
+    agree = agreement_table(agree_items, ks, budgeted, args.model, args.store)
+    al = [
+        "",
+        f"## Verdicts with the budget vs every candidate pair ({len(agree_items)} queries, "
+        "the real model)",
+        "",
+        "route agreement / mean Jaccard similarity of S* (the selected claims, whatever the "
+        "route); last column: share passed with every pair",
+        "",
+        "| k | " + " | ".join(f"m={m}" for m in budgeted) + " | passed (m=none) |",
+        "|" + "---|" * (2 + len(budgeted)),
+    ]
+    for k in ks:
+        cells = [
+            f"{100 * agree[(k, m)]['route_agreement']:.0f}% / {agree[(k, m)]['selected_jaccard']:.2f}"
+            for m in budgeted
+        ]
+        al.append(f"| {k} | " + " | ".join(cells) + f" | {100 * agree[(k, None)]['passed']:.0f}% |")
+    print("\n".join(al), flush=True)
+    lines += al
+
+    timed = items[: args.timed_queries]
+    times = time_table(timed, ks, (default_m, None), args.model)
+    tl = [
+        "",
+        f"## defend() time, {len(timed)} queries per k, the real model (NLI cache off)",
+        "",
+        "| k | m | defend p50 (s) | defend p95 (s) | NLI share of time | overhead (defend / NLI) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for k in ks:
+        for m in (default_m, None):
+            t = times[(k, m)]
+            tl.append(
+                f"| {k} | {name(m)} | {t['defend_p50_s']:.2f} | {t['defend_p95_s']:.2f} | "
+                f"{100 * t['nli_share']:.1f}% | {t['overhead']:.3f}× |"
             )
-            ratio = defend_s / nli_s if nli_s > 0 else float("nan")
-            print(
-                f"{k:>3} {name:>9} {stats['claims']:>6} {stats['cross_source_pairs']:>7} "
-                f"{stats['prefiltered_pairs']:>6} {len(prem):>5} {nli_s:>11.3f} {defend_s:>8.3f} {ratio:>6.3f}  {stages}"
-            )
-    lo, hi = min(ks), max(ks)
-    for name, g in growth.items():
-        if g.get(lo):
-            print(
-                f"NLI calls k={lo}→{hi} ({name}): {g[lo]} → {g[hi]} = ×{g[hi] / g[lo]:.1f} for ×{hi / lo:.0f} passages"
-            )
+    print("\n".join(tl))
+    out = Path(args.out)
+    plot(pairs, ks, out.with_suffix(".png"))
+    if args.docs_plot:
+        plot(pairs, ks, Path(args.docs_plot))
+    out.with_suffix(".md").write_text(
+        "# Engine performance: NLI pairs and time against k\n\n"
+        "`python benchmarks/perf_engine.py`\n\n"
+        f"![NLI pairs per query against k]({out.with_suffix('.png').name})\n\n"
+        + "\n".join(lines + tl)
+        + "\n"
+    )
+    out.with_suffix(".json").write_text(
+        json.dumps(
+            {
+                "pairs": {f"k={k},m={name(m)}": v for (k, m), v in pairs.items()},
+                "time": {f"k={k},m={name(m)}": v for (k, m), v in times.items()},
+                "agreement": {f"k={k},m={name(m)}": v for (k, m), v in agree.items()},
+            },
+            indent=1,
+        )
+        + "\n"
+    )
+    print(f"wrote {out.with_suffix('.md')}")
 
 
 if __name__ == "__main__":

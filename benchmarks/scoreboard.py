@@ -208,21 +208,14 @@ def measure(records: list[InstanceRecord], system: str, regime: str, metric: str
     return m.get(metric)
 
 
-def _pc(x: float | None) -> str:
-    return "—" if x is None else f"{100 * x:.1f}%"
-
-
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--out", default="benchmarks/results/scoreboard", help="output prefix")
+def add_dataset_args(p: argparse.ArgumentParser) -> None:
+    """The scoreboard's inputs (shared with the benchmarks that report on the scoreboard)."""
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--gpe-n", type=int, default=200, help="gpe-eval claims at k = 5 (200)")
     p.add_argument("--gpe-n-large-k", type=int, default=100, help="gpe-eval claims at k > 5 (100)")
     p.add_argument("--prag-n", type=int, default=100, help="PoisonedRAG questions per set (100)")
     p.add_argument("--ks", default="5,10", help="gpe-eval k values (5,10)")
     p.add_argument("--only", default=None, help="comma list of datasets to run (debugging)")
-    p.add_argument("--config", default=None, help="JSON MirageConfig for the 'mirage' column")
-    p.add_argument("--ragdefender", action="store_true", help="add the RAGDefender baseline")
     p.add_argument(
         "--adaptive",
         default="",
@@ -233,24 +226,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--store", default="benchmarks/.cache/pairs.sqlite")
     p.add_argument("--threads", type=int, default=None)
     p.add_argument("--batch-size", type=int, default=16)
-    args = p.parse_args(argv)
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-    from mirage_core.nli.transformers_nli import TransformersNLI
 
-    inner = TransformersNLI(args.model, batch_size=64, torch_threads=args.threads)
-    nli = PersistentNLI(inner, args.store, model_digest(inner.name))
-    config = MirageConfig.from_file(args.config) if args.config else MirageConfig()
-    from mirage_core.embeddings import MiniLMEmbedder
-
-    # The packaged all-MiniLM-L6-v2 (coordination signals, RAGDefender), stored like the pairs.
-    embedder = PersistentEmbedder(
-        MiniLMEmbedder(), Path(args.store).with_name("vectors.sqlite"), "all-MiniLM-L6-v2"
-    )
-    systems = ["mirage", "mirage_paper", "vanilla_rag"] + (
-        ["ragdefender"] if args.ragdefender else []
-    )
-
+def dataset_loaders(args: argparse.Namespace) -> dict[str, Callable[[], Dataset]]:
+    """Name → loader of every dataset the arguments ask for."""
     loaders: dict[str, Callable[[], Dataset]] = {}
     for k in (int(x) for x in args.ks.split(",") if x):
         n = args.gpe_n if k <= 5 else args.gpe_n_large_k
@@ -267,8 +246,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.only:
         wanted = set(args.only.split(","))
         loaders = {k: v for k, v in loaders.items() if k in wanted}
+    return loaders
 
-    t0 = time.perf_counter()
+
+def run_all(
+    loaders: dict[str, Callable[[], Dataset]],
+    nli: Any,
+    config: MirageConfig,
+    systems: Sequence[str],
+    embedder: Any,
+    batch_size: int,
+    seed: int,
+) -> dict[str, list[InstanceRecord]]:
+    """Run ``systems`` on every dataset; registers each dataset's fit/report split."""
     records: dict[str, list[InstanceRecord]] = {}
     for name, load in loaders.items():
         ds = load()
@@ -279,21 +269,31 @@ def main(argv: list[str] | None = None) -> int:
             ds,
             nli,
             config=config,
-            systems=systems,
-            batch_size=args.batch_size,
+            systems=list(systems),
+            batch_size=batch_size,
             cold_cache=False,
             embedder=embedder,
         )
         records[name] = res.records
-        fit_ids, _ = split_queries([i.qid for i in ds.instances], 0.5, args.seed)
-        _SPLITS[(name, args.seed)] = set(fit_ids)
+        fit_ids, _ = split_queries([i.qid for i in ds.instances], 0.5, seed)
+        _SPLITS[(name, seed)] = set(fit_ids)
         print(
             f"{name}: {len(ds.instances)} inputs, {time.perf_counter() - t:.0f} s "
             f"(pair store: {nli.hits} hits, {nli.misses} scored so far)",
             file=sys.stderr,
             flush=True,
         )
+    return records
 
+
+def _pc(x: float | None) -> str:
+    return "—" if x is None else f"{100 * x:.1f}%"
+
+
+def score_rows(
+    records: dict[str, list[InstanceRecord]], systems: Sequence[str], seed: int
+) -> tuple[list[str], list[dict[str, Any]]]:
+    """The scoreboard table of ``systems`` (markdown lines, and one dict per row)."""
     splits = ("fit", "report")
     cols = [(s, sp) for s in systems if s != "vanilla_rag" for sp in splits]
     names = {"mirage": "default", "mirage_paper": "paper()", "ragdefender": "RAGDefender"}
@@ -306,7 +306,7 @@ def main(argv: list[str] | None = None) -> int:
         row: dict[str, Any] = {"measure": label, "goal": goal}
         cells = []
         for s, sp in cols:
-            part = [r for r in recs if split_of(ds, r.qid, args.seed) == sp]
+            part = [r for r in recs if split_of(ds, r.qid, seed) == sp]
             value = measure(part, s, regime, metric)
             row[f"{s}:{sp}"] = value
             mark = ""
@@ -340,9 +340,7 @@ def main(argv: list[str] | None = None) -> int:
                 if not ds.startswith(dss) or ":" in ds or ds.startswith("gpe-snip"):
                     continue
                 regime = "clean" if kind == "clean" else "mixed"
-                part = [
-                    r for r in recs if r.regime == regime and split_of(ds, r.qid, args.seed) == sp
-                ]
+                part = [r for r in recs if r.regime == regime and split_of(ds, r.qid, seed) == sp]
                 h, t = _pair_conflicts(part, s, kind)
                 hit += h
                 total += t
@@ -355,6 +353,39 @@ def main(argv: list[str] | None = None) -> int:
     lines.append(
         "| goals met | | " + " | ".join(f"{met[c][0]} of {met[c][1]}" for c in cols) + " |"
     )
+    return lines, table
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--out", default="benchmarks/results/scoreboard", help="output prefix")
+    p.add_argument("--config", default=None, help="JSON MirageConfig for the 'mirage' column")
+    p.add_argument("--ragdefender", action="store_true", help="add the RAGDefender baseline")
+    add_dataset_args(p)
+    args = p.parse_args(argv)
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+    from mirage_core.nli.transformers_nli import TransformersNLI
+
+    inner = TransformersNLI(args.model, batch_size=64, torch_threads=args.threads)
+    nli = PersistentNLI(inner, args.store, model_digest(inner.name))
+    config = MirageConfig.from_file(args.config) if args.config else MirageConfig()
+    from mirage_core.embeddings import MiniLMEmbedder
+
+    # The packaged all-MiniLM-L6-v2 (coordination signals, RAGDefender), stored like the pairs.
+    embedder = PersistentEmbedder(
+        MiniLMEmbedder(), Path(args.store).with_name("vectors.sqlite"), "all-MiniLM-L6-v2"
+    )
+    systems = ["mirage", "mirage_paper", "vanilla_rag"] + (
+        ["ragdefender"] if args.ragdefender else []
+    )
+
+    loaders = dataset_loaders(args)
+    t0 = time.perf_counter()
+    records = run_all(loaders, nli, config, systems, embedder, args.batch_size, args.seed)
+
+    splits = ("fit", "report")
+    lines, table = score_rows(records, systems, args.seed)
     wall = time.perf_counter() - t0
     n_q = {
         name: {

@@ -18,10 +18,12 @@ from mirage_core.jsonl import iter_jsonl
 
 __all__ = ["main", "read_passages"]
 
-# Modules that add subcommands (train-nli, pollute, calibrate, bench, ...); absent ones are skipped.
+# Modules that add subcommands (train-nli, pollute, calibrate, bench, serve, ...); absent ones are
+# skipped.
 _SUBCOMMAND_MODULES = (
     "mirage_core.training.cli",
     "mirage_core.evaluation.cli",
+    "mirage_core.serve.cli",
 )
 
 

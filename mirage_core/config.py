@@ -27,6 +27,15 @@ Linkage = Literal["average", "complete", "single"]
 ContradictionSymmetry = Literal["each", "min", "mean", "max"]
 Relevance = Literal["none", "lexical"]
 Coordination = Literal["none", "text", "embedding"]
+PartnerRanking = Literal["overlap", "embedding"]
+
+
+#: Fields of earlier releases and what replaced them (a config file naming one gets told).
+_RENAMED = {
+    "pairs_per_claim": "'partners_per_claim' (partners each claim keeps, not a pair total per "
+    "claim; pairs_per_claim=8 never bound on real evidence: use partners_per_claim=None to "
+    "reproduce it)",
+}
 
 
 @dataclass(frozen=True)
@@ -118,10 +127,17 @@ class MirageConfig:
         max_claims_per_passage: claims kept per passage, in reading order (64).
         max_passage_chars: characters of a passage analyzed; the rest is ignored and the
             verdict warns (20,000).
-        pairs_per_claim / max_pairs: the NLI pair budget per query,
-            ``min(max_pairs, pairs_per_claim * n_claims)`` candidate pairs (each is scored in
-            both directions). Every claim first keeps its best partner in each other source,
-            then the highest-overlap pairs fill the rest. ``None`` = no budget.
+        partners_per_claim: the NLI pair budget: each claim keeps its best this many candidate
+            partners (its best partner in each other source first, then by token overlap), so
+            NLI work grows linearly with the claims: at most ``partners_per_claim × n_claims``
+            pairs, each scored in both directions (:mod:`mirage_core.pair_budget`; 2, chosen
+            on the scoreboard, ``benchmarks/results/pair_budget.md``). ``None`` = every
+            candidate pair.
+        partner_ranking: how a claim ranks its candidate partners for the budget: by token
+            ``"overlap"`` (the default: no model) or by the cosine of the claims' sentence
+            ``"embedding"`` (loads the embedder; measured in ``benchmarks/results/pair_budget.md``).
+        max_pairs: a hard cap on a query's NLI pairs after the per-claim budget; the pairs
+            whose claims are most relevant to the query are kept first (4096; ``None`` = no cap).
         batch_size: NLI batch size hint passed to backends that batch (64).
         nli_error_policy: what an NLI failure does: ``"fallback"`` (fail closed: no retrieved
             text is used), ``"raise"`` (propagate :class:`~mirage_core.errors.NLIError`) or
@@ -161,7 +177,8 @@ class MirageConfig:
     min_claim_tokens: int = 2
     max_claims_per_passage: int = 64
     max_passage_chars: int = 20_000
-    pairs_per_claim: int | None = 8
+    partners_per_claim: int | None = 2
+    partner_ranking: PartnerRanking = "overlap"
     max_pairs: int | None = 4096
     batch_size: int = 64
     nli_error_policy: NLIErrorPolicy = "fallback"
@@ -222,7 +239,7 @@ class MirageConfig:
         positive_int("min_claim_tokens")
         positive_int("max_claims_per_passage")
         positive_int("max_passage_chars")
-        positive_int("pairs_per_claim", allow_none=True)
+        positive_int("partners_per_claim", allow_none=True)
         positive_int("max_pairs", allow_none=True)
         positive_int("batch_size")
         for name, kind in (
@@ -232,6 +249,7 @@ class MirageConfig:
             ("contradiction_symmetry", ContradictionSymmetry),
             ("relevance", Relevance),
             ("coordination", Coordination),
+            ("partner_ranking", PartnerRanking),
             ("nli_error_policy", NLIErrorPolicy),
         ):
             allowed = get_args(kind)  # the Literal types are the one list of choices
@@ -266,7 +284,7 @@ class MirageConfig:
         base: dict[str, Any] = dict(
             min_support=0,
             fact_check=False,
-            pairs_per_claim=None,
+            partners_per_claim=None,
             max_pairs=None,
             independence="none",
             coordinated_trust=None,
@@ -293,6 +311,12 @@ class MirageConfig:
     def from_dict(cls, data: Mapping[str, Any]) -> MirageConfig:
         known = {f.name for f in fields(cls)}
         unknown = set(data) - known
+        renamed = sorted(unknown & _RENAMED.keys())
+        if renamed:
+            raise ValueError(
+                "renamed MirageConfig fields: "
+                + "; ".join(f"{old!r} is now {_RENAMED[old]}" for old in renamed)
+            )
         if unknown:
             raise ValueError(f"unknown MirageConfig fields: {sorted(unknown)}")
         return cls(**dict(data))
@@ -320,6 +344,7 @@ class MirageConfig:
             self.independence == "embedding"
             or self.paraphrase_pairs
             or self.coordination == "embedding"
+            or (self.partner_ranking == "embedding" and self.partners_per_claim is not None)
         )
 
     def trust_of(self, domain: str) -> float:

@@ -21,7 +21,13 @@ from mirage_core.factcheck import fact_conflict
 from mirage_core.graph import ClaimGraph, claim_scores, support_counts
 from mirage_core.independence import coordination_report, independence_groups
 from mirage_core.nli.base import NLIBackend, validate_probs
-from mirage_core.pairs import CandidatePairs, add_paraphrase_pairs, apply_budget, candidate_pairs
+from mirage_core.pair_budget import apply_budget
+from mirage_core.pairs import (
+    CandidatePairs,
+    add_paraphrase_pairs,
+    candidate_pairs,
+    rank_by_similarity,
+)
 from mirage_core.quarantine import quarantine_eligible
 from mirage_core.relevance import edge_relevance, lexical_relevance
 from mirage_core.selection import greedy_select
@@ -80,6 +86,7 @@ class _Prepared:
     passage_groups: list[str] = field(default_factory=list)
     passage_domains: list[str] = field(default_factory=list)
     passage_embeddings: np.ndarray | None = None
+    relevance: np.ndarray | None = None  # per claim; None when relevance="none"
     warnings: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     early_reason: str | None = None  # set when there is nothing to verify
@@ -300,20 +307,27 @@ class Mirage:
                 f"≥ {cfg.min_claim_tokens} content tokens"
             )
             return prep
+        if cfg.relevance == "lexical":
+            prep.relevance = lexical_relevance(query, prep.claims, cfg.relevance_saturation)
         pairs = candidate_pairs(prep.claims, cfg.tau)
         claim_embed = 0.0
-        if cfg.paraphrase_pairs and embedder is not None:
+        rank_by_embedding = cfg.partner_ranking == "embedding" and cfg.partners_per_claim
+        if (cfg.paraphrase_pairs or rank_by_embedding) and embedder is not None:
             t_e = time.perf_counter()
             claim_emb = self._embed(embedder, [c.text for c in prep.claims], prep)
             claim_embed = time.perf_counter() - t_e
             prep.timings["embed"] = prep.timings.get("embed", 0.0) + claim_embed
             if prep.early_reason is not None:
                 return prep
-            if claim_emb is not None:
+            if claim_emb is not None and cfg.paraphrase_pairs:
                 pairs = add_paraphrase_pairs(
                     pairs, prep.claims, claim_emb, cfg.paraphrase_threshold
                 )
-        prep.pairs = apply_budget(pairs, prep.claims, cfg.pairs_per_claim, cfg.max_pairs)
+            if claim_emb is not None and rank_by_embedding:
+                pairs = rank_by_similarity(pairs, claim_emb)
+        prep.pairs = apply_budget(
+            pairs, prep.claims, cfg.partners_per_claim, cfg.max_pairs, prep.relevance
+        )
         if cfg.fact_check and len(prep.pairs):
             prep.conflict = np.array(
                 [
@@ -407,11 +421,7 @@ class Mirage:
             "paraphrase_pairs": pairs.paraphrase if pairs else 0,
             "non_claims": len(prep.non_claims),
         }
-        relevance = (
-            lexical_relevance(prep.query, claims, cfg.relevance_saturation)
-            if cfg.relevance == "lexical"
-            else None
-        )
+        relevance = prep.relevance
         common: dict[str, Any] = dict(
             query=prep.query,
             relevance=relevance,

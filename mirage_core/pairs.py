@@ -14,7 +14,7 @@ from scipy import sparse
 
 from mirage_core.types import Claim
 
-__all__ = ["CandidatePairs", "add_paraphrase_pairs", "apply_budget", "candidate_pairs"]
+__all__ = ["CandidatePairs", "add_paraphrase_pairs", "candidate_pairs", "rank_by_similarity"]
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,9 @@ class CandidatePairs:
     ``total_cross_source`` counts every cross-source claim pair before the τ prefilter;
     ``prefiltered`` how many passed τ (plus paraphrase pairs); ``left``/``right``/``overlap``
     are what survives the budget. ``priority`` orders pairs for the budget: the overlap, or the
-    embedding cosine for a paraphrase pair; pairs are stored in descending priority.
+    embedding cosine for a paraphrase pair (or for every pair, :func:`rank_by_similarity`);
+    pairs are stored in descending priority. ``is_paraphrase`` marks the pairs added by
+    :func:`add_paraphrase_pairs` (``None``: none).
     """
 
     left: np.ndarray
@@ -33,11 +35,31 @@ class CandidatePairs:
     total_cross_source: int
     prefiltered: int
     priority: np.ndarray | None = None
-    paraphrase: int = 0
+    is_paraphrase: np.ndarray | None = None
 
     @property
     def rank_key(self) -> np.ndarray:
         return self.overlap if self.priority is None else self.priority
+
+    @property
+    def paraphrase(self) -> int:
+        """How many of the pairs are paraphrase pairs."""
+        return 0 if self.is_paraphrase is None else int(np.count_nonzero(self.is_paraphrase))
+
+    def take(self, index: np.ndarray, priority: np.ndarray | None = None) -> CandidatePairs:
+        """The pairs at ``index`` (in that order), with a new ``priority`` if given (aligned
+        with ``index``); the counts of the whole candidate set are kept."""
+        if priority is None and self.priority is not None:
+            priority = self.priority[index]
+        return CandidatePairs(
+            self.left[index],
+            self.right[index],
+            self.overlap[index],
+            self.total_cross_source,
+            self.prefiltered,
+            priority,
+            None if self.is_paraphrase is None else self.is_paraphrase[index],
+        )
 
     def __len__(self) -> int:
         return int(self.left.size)
@@ -79,54 +101,6 @@ def candidate_pairs(claims: Sequence[Claim], tau: float) -> CandidatePairs:
     return CandidatePairs(left, right, overlap, total_cross, int(left.size))
 
 
-def apply_budget(
-    pairs: CandidatePairs,
-    claims: Sequence[Claim],
-    pairs_per_claim: int | None,
-    max_pairs: int | None,
-) -> CandidatePairs:
-    """Bound the NLI work of a query to ``min(max_pairs, pairs_per_claim * n_claims)`` pairs.
-
-    Priority: for every claim, its best (highest-overlap) partner in each other source; then
-    every other pair by overlap. Within each tier pairs are ordered by overlap, so the budget
-    cuts the least lexically related pairs first.
-    """
-    limits = [
-        b
-        for b in (max_pairs, None if pairs_per_claim is None else pairs_per_claim * len(claims))
-        if b is not None
-    ]
-    if not limits or len(pairs) <= min(limits):
-        return pairs
-    budget = min(limits)
-    _, source_ids = np.unique([c.source for c in claims], return_inverse=True)
-    n_sources = int(source_ids.max()) + 1
-    m = len(pairs)
-    # Each undirected pair seen from both ends: (claim, partner's source) groups.
-    ends = np.concatenate([pairs.left, pairs.right])
-    partner_src = np.concatenate([source_ids[pairs.right], source_ids[pairs.left]])
-    pair_id = np.concatenate([np.arange(m), np.arange(m)])
-    group = ends * n_sources + partner_src
-    # Pairs are already sorted by priority desc, so the first occurrence per group is its best.
-    order = np.argsort(group, kind="stable")
-    first = np.ones(order.size, dtype=bool)
-    first[1:] = group[order][1:] != group[order][:-1]
-    preferred = np.zeros(m, dtype=bool)
-    preferred[pair_id[order][first]] = True
-    tier = np.where(preferred, 0, 1)
-    ranked = np.lexsort((np.arange(m), tier))[:budget]  # stable within tier = overlap order
-    ranked.sort()  # back to priority order
-    return CandidatePairs(
-        pairs.left[ranked],
-        pairs.right[ranked],
-        pairs.overlap[ranked],
-        pairs.total_cross_source,
-        pairs.prefiltered,
-        None if pairs.priority is None else pairs.priority[ranked],
-        int(np.count_nonzero(pairs.overlap[ranked] < pairs.rank_key[ranked])),
-    )
-
-
 def add_paraphrase_pairs(
     pairs: CandidatePairs, claims: Sequence[Claim], embeddings: np.ndarray, threshold: float
 ) -> CandidatePairs:
@@ -162,5 +136,16 @@ def add_paraphrase_pairs(
         pairs.total_cross_source,
         pairs.prefiltered + int(left.size),
         priority[order],
-        int(left.size),
+        np.r_[np.zeros(len(pairs), dtype=bool), np.ones(left.size, dtype=bool)][order],
     )
+
+
+def rank_by_similarity(pairs: CandidatePairs, embeddings: np.ndarray) -> CandidatePairs:
+    """The same pairs, their priority the cosine of the two claims' (L2-normalized)
+    embeddings, in descending priority: the pair budget then keeps each claim's semantically
+    closest partners."""
+    if not len(pairs):
+        return pairs
+    cos = np.einsum("ij,ij->i", embeddings[pairs.left], embeddings[pairs.right]).astype(np.float64)
+    order = np.lexsort((pairs.right, pairs.left, -cos))
+    return pairs.take(order, cos[order])

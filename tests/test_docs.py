@@ -76,3 +76,13 @@ def test_configuration_page_lists_every_field():
     page = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
     missing = [f.name for f in dataclasses.fields(MirageConfig) if f"`{f.name}`" not in page]
     assert not missing, f"docs/configuration.md does not describe {missing}"
+
+
+def test_serving_page_lists_every_serve_setting():
+    import dataclasses
+
+    from mirage_core.serve import ServeConfig
+
+    page = (ROOT / "docs" / "serving.md").read_text(encoding="utf-8")
+    missing = [f.name for f in dataclasses.fields(ServeConfig) if f"`{f.name}`" not in page]
+    assert not missing, f"docs/serving.md does not describe {missing}"

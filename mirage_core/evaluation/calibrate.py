@@ -247,7 +247,7 @@ def calibrate(
     say = log or (lambda _m: None)
     try:
         # 1) Prefill: the loosest τ and no pair budget cover every pair the grid can ask for.
-        prefill_cfg = base.replace(tau=min(values["tau"]), pairs_per_claim=None, max_pairs=None)
+        prefill_cfg = base.replace(tau=min(values["tau"]), partners_per_claim=None, max_pairs=None)
         m0 = cache.misses
         shared = embedder
         if shared is None and (base.independence == "embedding" or base.paraphrase_pairs):

@@ -164,6 +164,16 @@ def register(subparsers: Any) -> None:
     )
     b.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     b.add_argument(
+        "--ray",
+        nargs="?",
+        const="local",
+        default=None,
+        metavar="ADDRESS",
+        help="spread the inputs over a Ray cluster, one task per regime × family group "
+        "('auto', 'ray://head:10001'; no ADDRESS: a local Ray instance). Same report; "
+        "needs pip install 'mirage-rag[serve]'",
+    )
+    b.add_argument(
         "--llm",
         default=None,
         help="also generate answers on each route with a chat model: 'provider:model' "
@@ -212,47 +222,21 @@ def _common(p: argparse.ArgumentParser) -> None:
 # -- helpers ------------------------------------------------------------------------------------
 
 
-def _import_object(spec: str) -> Any | None:
-    """``module:attribute`` -> the object, or None when ``spec`` does not look like one."""
-    import importlib
-    import re
-
-    if not re.fullmatch(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*", spec):
-        return None
-    module_name, attr = spec.split(":", 1)
-    try:
-        obj: Any = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name and module_name.startswith(exc.name):
-            return None
-        raise
-    for part in attr.split("."):
-        obj = getattr(obj, part)
-    return obj
+def _nli_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """Settings of the packaged / transformers backend the bench and calibrate commands use."""
+    return {"batch_size": max(8, min(128, 4 * args.batch_size)), "torch_threads": args.threads}
 
 
 def _nli(args: argparse.Namespace) -> Any:
-    from mirage_core.nli.base import CallableNLI
+    from mirage_core.nli.loading import load_backend
 
-    if args.model:
-        obj = _import_object(args.model)
-        if obj is not None:
-            if isinstance(obj, type):
-                obj = obj()
-            if callable(getattr(obj, "predict", None)):
-                return obj
-            if callable(obj):
-                return CallableNLI(obj)
-            raise ValueError(f"{args.model} is neither an NLI backend nor a scorer function")
-    from mirage_core.nli.transformers_nli import TransformersNLI
-
-    return TransformersNLI(
-        args.model, batch_size=max(8, min(128, 4 * args.batch_size)), torch_threads=args.threads
-    )
+    return load_backend(args.model, **_nli_kwargs(args))
 
 
 def _llm(spec: str) -> Any:
-    obj = _import_object(spec)
+    from mirage_core.nli.loading import import_object
+
+    obj = import_object(spec)
     if obj is not None:
         if isinstance(obj, type) or (callable(obj) and not callable(getattr(obj, "invoke", None))):
             obj = obj()
@@ -523,28 +507,40 @@ def _run_bench(args: argparse.Namespace) -> int:
     if unknown:
         raise ValueError(f"unknown systems {unknown}; expected some of {list(ALL_SYSTEMS)}")
     dataset = _load(args)
-    nli = _nli(args)
+    nli = None if args.ray else _nli(args)
     llm = _llm(args.llm) if args.llm else None
     bar = _Progress(len(dataset), f"bench {dataset.name}", not args.no_progress)
+    kwargs: dict[str, Any] = {
+        "config": config,
+        "systems": systems,
+        "batch_size": args.batch_size,
+        "cold_cache": not args.shared_cache,
+        "progress": bar,
+    }
+    settings = {
+        "model": args.model or "packaged (mirage-nli-minilm-l6)",
+        "seed": args.seed,
+        "limit": args.limit,
+        "config_file": args.config,
+        "command": _command_line(args),
+        "code": _code_version(),
+    }
     try:
-        result = run_benchmark(
-            dataset,
-            nli,
-            config=config,
-            systems=systems,
-            batch_size=args.batch_size,
-            cold_cache=not args.shared_cache,
-            progress=bar,
-            settings={
-                "model": args.model or "packaged (mirage-nli-minilm-l6)",
-                "seed": args.seed,
-                "limit": args.limit,
-                "config_file": args.config,
-                "command": _command_line(args),
-                "hardware": _hardware(nli),
-                "code": _code_version(),
-            },
-        )
+        if args.ray:
+            from mirage_core.evaluation.distributed import run_benchmark_ray
+
+            result = run_benchmark_ray(
+                dataset,
+                args.model,
+                address=None if args.ray == "local" else args.ray,
+                nli_kwargs=_nli_kwargs(args),
+                settings={**settings, "hardware": "Ray cluster (see settings.ray)"},
+                **kwargs,
+            )
+        else:
+            result = run_benchmark(
+                dataset, nli, settings={**settings, "hardware": _hardware(nli)}, **kwargs
+            )
     finally:
         bar.close()
     if llm is not None:

@@ -66,6 +66,7 @@ __all__ = [
     "contains_answer",
     "corroborated_clean",
     "generate_answers",
+    "regime_groups",
     "run_benchmark",
     "system_configs",
 ]
@@ -308,6 +309,15 @@ def _regime_order(instance: Instance) -> tuple[int, str]:
     return ({"clean": 0, "mixed": 1, "full": 2}.get(instance.regime, 3), instance.family)
 
 
+def regime_groups(instances: Iterable[Instance]) -> list[list[Instance]]:
+    """Instances by regime × family, in the order :func:`run_benchmark` runs them (a cold cache
+    is cleared before each group, so one group's results never depend on another's)."""
+    groups: dict[tuple[int, str], list[Instance]] = {}
+    for inst in sorted(instances, key=_regime_order):
+        groups.setdefault(_regime_order(inst), []).append(inst)
+    return list(groups.values())
+
+
 def run_benchmark(
     dataset: Dataset,
     nli: Any,
@@ -364,14 +374,9 @@ def run_benchmark(
 
     base_counts = (getattr(cache, "hits", 0), getattr(cache, "misses", 0))
 
-    ordered = sorted(dataset.instances, key=_regime_order)
-    groups: dict[tuple[int, str], list[Instance]] = {}
-    for inst in ordered:
-        groups.setdefault(_regime_order(inst), []).append(inst)
-
     records: list[InstanceRecord] = []
     t_start = time.perf_counter()
-    for group in groups.values():
+    for group in regime_groups(dataset.instances):
         if cold_cache and cache is not None and hasattr(cache, "clear"):
             count_cache()
             cache.clear()

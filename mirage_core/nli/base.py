@@ -8,6 +8,7 @@ so the engine can trust the array it gets back.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -104,7 +105,11 @@ class CachedNLI:
     def _predict_uncached(self, premises: list[str], hypotheses: list[str]) -> np.ndarray:
         raise NotImplementedError
 
-    def predict(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
+    def _lookup(
+        self, premises: Sequence[str], hypotheses: Sequence[str]
+    ) -> tuple[np.ndarray, dict[tuple[str, str], list[int]]]:
+        """Validate the inputs; return the output array (cached rows filled in) and the unique
+        misses, each with the positions it fills."""
         if isinstance(premises, str) or isinstance(hypotheses, str):
             raise TypeError("premises and hypotheses must be sequences of str, not str")
         if len(premises) != len(hypotheses):
@@ -121,16 +126,38 @@ class CachedNLI:
                 todo.setdefault(key, []).append(i)
             else:
                 out[i] = row
-        if todo:
-            miss_keys = list(todo)
-            probs = validate_probs(
-                self._predict_uncached([k[0] for k in miss_keys], [k[1] for k in miss_keys]),
-                len(miss_keys),
-            )
-            for key, row in zip(miss_keys, probs, strict=True):
-                out[todo[key]] = row
-            self.cache.put_many(miss_keys, probs)
+        return out, todo
+
+    def _fill(
+        self, out: np.ndarray, todo: dict[tuple[str, str], list[int]], probs: object
+    ) -> np.ndarray:
+        """Validate the misses' scores, put them in place and in the cache."""
+        miss_keys = list(todo)
+        valid = validate_probs(probs, len(miss_keys))
+        for key, row in zip(miss_keys, valid, strict=True):
+            out[todo[key]] = row
+        self.cache.put_many(miss_keys, valid)
         return out
+
+    def predict(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
+        out, todo = self._lookup(premises, hypotheses)
+        if not todo:
+            return out
+        return self._fill(
+            out, todo, self._predict_uncached([k[0] for k in todo], [k[1] for k in todo])
+        )
+
+    async def apredict(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
+        """``predict`` for asyncio callers: same cache, same validation, same result."""
+        out, todo = self._lookup(premises, hypotheses)
+        if not todo:
+            return out
+        probs = await self._apredict_uncached([k[0] for k in todo], [k[1] for k in todo])
+        return self._fill(out, todo, probs)
+
+    async def _apredict_uncached(self, premises: list[str], hypotheses: list[str]) -> np.ndarray:
+        """Default: the sync ``_predict_uncached`` in a worker thread (the loop stays free)."""
+        return await asyncio.to_thread(self._predict_uncached, premises, hypotheses)
 
 
 class CallableNLI(CachedNLI):

@@ -21,7 +21,7 @@ def test_defaults_and_paper():
     assert (
         paper.fact_check is False
         and paper.min_support == 0
-        and paper.pairs_per_claim is None
+        and paper.partners_per_claim is None
         and paper.max_pairs is None
     )
     assert MirageConfig.paper(r_max=0.2).r_max == 0.2
@@ -39,7 +39,7 @@ def test_defaults_and_paper():
         {"d_min": 1.5},
         {"min_support": -1},
         {"min_claim_tokens": 0},
-        {"pairs_per_claim": 0},
+        {"partners_per_claim": 0},
         {"max_pairs": True},
         {"batch_size": 0},
         {"contradiction_scope": "all"},

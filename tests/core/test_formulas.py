@@ -9,7 +9,7 @@ import pytest
 
 from mirage_core import CallableNLI, Mirage, MirageConfig, Passage
 from mirage_core.graph import ClaimGraph, claim_scores, edge_weights, support_counts
-from mirage_core.pairs import apply_budget, candidate_pairs
+from mirage_core.pairs import candidate_pairs
 from mirage_core.selection import greedy_select
 from mirage_core.types import Claim
 
@@ -183,39 +183,3 @@ def test_min_support_excludes_uncorroborated_claims():
     table = {(A, B): [0.9, 0.05, 0.05]}  # only B is corroborated (edge into B)
     v = run(table, MirageConfig.paper(min_support=1, d_min=1))
     assert v.selected == (1,)
-
-
-def test_budget_keeps_best_partner_per_source_then_overlap():
-    claims = [
-        make_claim(0, "a b c d", "s1"),
-        make_claim(1, "a b c d", "s2"),  # 0-1: 1.0
-        make_claim(2, "a b c x", "s2"),  # 0-2: .75
-        make_claim(3, "a y z w", "s3"),  # 0-3, 1-3, 2-3: .25
-    ]
-    pairs = candidate_pairs(claims, tau=0.2)
-    assert len(pairs) == 5
-    kept = apply_budget(pairs, claims, pairs_per_claim=None, max_pairs=3)
-    got = set(zip(kept.left.tolist(), kept.right.tolist()))
-    # best partners: 0↔s2 → (0,1); 0↔s3 → (0,3); 1↔s1 → (0,1); 1↔s3 → (1,3); 2↔s1 → (0,2);
-    # 2↔s3 → (2,3); 3's best partners are (0,3),(1,3),(2,3): every pair is "preferred" here,
-    # so the budget falls back to overlap order.
-    assert got == {(0, 1), (0, 2), (0, 3)}
-    assert len(apply_budget(pairs, claims, pairs_per_claim=1, max_pairs=None)) == 4
-    assert apply_budget(pairs, claims, None, None) is pairs
-
-
-def test_budget_prefers_coverage_of_every_source_over_raw_overlap():
-    claims = [
-        make_claim(0, "a b c d", "s1"),
-        make_claim(1, "a b c e", "s1"),
-        make_claim(2, "a b c d", "s2"),
-        make_claim(3, "a b c e", "s2"),
-        make_claim(4, "a x y z", "s3"),
-    ]
-    pairs = candidate_pairs(claims, tau=0.2)
-    assert len(pairs) == 8
-    kept = apply_budget(pairs, claims, pairs_per_claim=None, max_pairs=6)
-    got = set(zip(kept.left.tolist(), kept.right.tolist()))
-    # (0,3) and (1,2) overlap .75 but are nobody's best partner; the .25 pairs to s3 are.
-    assert got == {(0, 2), (1, 3), (0, 4), (1, 4), (2, 4), (3, 4)}
-    assert kept.overlap.tolist() == sorted(kept.overlap.tolist(), reverse=True)

@@ -1,4 +1,4 @@
-"""TransformersNLI on a tiny model the tests build themselves (see conftest.py). Offline."""
+"""TransformersNLI on a tiny model the tests build themselves (see tests/core/conftest.py). Offline."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from mirage_core.errors import ModelNotFoundError, NLIError  # noqa: E402
 from mirage_core.nli import PRESETS, NLIBackend, TransformersNLI  # noqa: E402
 from mirage_core.nli import transformers_nli as tn  # noqa: E402
 
-# Mirrors conftest.py (no package __init__ here, so conftest is not importable by name).
+# Mirrors tests/core/conftest.py (no package __init__ here, so conftest is not importable by name).
 ID2LABEL = {0: "CONTRADICTION", 1: "Entailment", 2: "neutral"}
 EXPECTED_COLUMNS = (1, 2, 0)  # where [entail, neutral, contra] sit in the tiny model's output
 MAX_POSITIONS = 128
@@ -163,9 +163,10 @@ def test_import_error_names_the_extra(monkeypatch) -> None:
 
 
 def test_importing_the_package_does_not_import_torch() -> None:
+    """Nor the remote backends' httpx, nor ray."""
     code = (
-        "import sys, mirage_core.nli as nli; nli.TransformersNLI; "
-        "bad = [m for m in ('torch', 'transformers') if m in sys.modules]; "
+        "import sys, mirage_core.nli as nli; nli.TransformersNLI, nli.HTTPNLI, nli.TEINLI; "
+        "bad = [m for m in ('torch', 'transformers', 'httpx', 'ray') if m in sys.modules]; "
         "sys.exit(f'imported at import time: {bad}' if bad else 0)"
     )
     root = Path(__file__).resolve().parents[3]
@@ -206,7 +207,7 @@ def test_columns_follow_id2label(tiny_nli_dir: Path, tiny_nli: TransformersNLI) 
 
 def test_label_map_overrides_id2label(tiny_nli_dir: Path, tiny_nli: TransformersNLI) -> None:
     label_map = {"entailment": 0, "neutral": 1, "contradiction": 2}
-    nli = TransformersNLI(tiny_nli_dir, device="cpu", label_map=label_map)
+    nli = TransformersNLI(tiny_nli_dir, device="cpu", label_map=label_map, quantize=False)
     assert nli.label_columns == (0, 1, 2)
     got = nli.predict(PREMISES, HYPOTHESES)
     np.testing.assert_allclose(
@@ -265,8 +266,9 @@ def test_duplicate_label_names_raise() -> None:
 
 
 def test_batches_preserve_order(tiny_nli_dir: Path) -> None:
-    small = TransformersNLI(tiny_nli_dir, device="cpu", batch_size=2, cache_size=0)
-    large = TransformersNLI(tiny_nli_dir, device="cpu", batch_size=64, cache_size=0)
+    fp32 = dict(device="cpu", cache_size=0, quantize=False)
+    small = TransformersNLI(tiny_nli_dir, batch_size=2, **fp32)
+    large = TransformersNLI(tiny_nli_dir, batch_size=64, **fp32)
     calls = count_forwards(small)
     got_small = small.predict(PREMISES, HYPOTHESES)
     assert calls[0] == 4  # 7 pairs in batches of 2
@@ -341,10 +343,13 @@ def predict_from_threads(nli: TransformersNLI, n_threads: int = 16) -> dict[int,
 
 @pytest.mark.parametrize("cache_size", [100, 0])  # shared cache hits / every forward races
 def test_sixteen_threads_at_once(tiny_nli_dir: Path, cache_size: int) -> None:
-    expected = TransformersNLI(tiny_nli_dir, device="cpu", cache_size=0).predict(
+    # fp32: dynamic int8 scales activations per batch, so its rows depend on the batch mates
+    expected = TransformersNLI(tiny_nli_dir, device="cpu", cache_size=0, quantize=False).predict(
         PREMISES, HYPOTHESES
     )
-    nli = TransformersNLI(tiny_nli_dir, device="cpu", batch_size=3, cache_size=cache_size)
+    nli = TransformersNLI(
+        tiny_nli_dir, device="cpu", batch_size=3, cache_size=cache_size, quantize=False
+    )
     for idx, out in predict_from_threads(nli).values():
         np.testing.assert_allclose(out, expected[idx], atol=1e-5)
     if cache_size:
@@ -358,6 +363,31 @@ def test_quantized_model_gives_probabilities(tiny_nli_dir: Path, tiny_nli: Trans
     got = nli.predict(PREMISES, HYPOTHESES)
     assert_probs(got, len(PREMISES))
     np.testing.assert_allclose(got, tiny_nli.predict(PREMISES, HYPOTHESES), atol=0.05)
+
+
+def test_default_is_fp32_and_quantize_none_is_int8_on_the_cpu(tiny_nli_dir: Path) -> None:
+    default = TransformersNLI(tiny_nli_dir, device="cpu", cache_size=0)
+    assert default.quantize is False
+    assert "quantized" not in type(default.model.classifier).__module__
+    auto = TransformersNLI(tiny_nli_dir, device="cpu", cache_size=0, quantize=None)
+    assert auto.quantize is True
+    assert "quantized" in type(auto.model.classifier).__module__
+    assert "quantize=True" in repr(auto)
+    want = default.predict(PREMISES, HYPOTHESES)
+    np.testing.assert_allclose(auto.predict(PREMISES, HYPOTHESES), want, atol=0.05)
+
+
+def test_quantize_none_is_full_precision_off_the_cpu(tiny_nli_dir: Path) -> None:
+    # "meta" stands for any accelerator here: the model moves there and is not quantized.
+    nli = TransformersNLI(tiny_nli_dir, device="meta", cache_size=0, quantize=None)
+    assert nli.device == "meta" and nli.quantize is False
+    assert "quantized" not in type(nli.model.classifier).__module__
+
+
+@pytest.mark.parametrize("quantize", ["yes", 1, 0.0])
+def test_quantize_must_be_a_bool_or_none(tiny_nli_dir: Path, quantize) -> None:
+    with pytest.raises(TypeError, match="quantize"):
+        TransformersNLI(tiny_nli_dir, quantize=quantize)
 
 
 def test_forward_failure_is_an_nli_error(tiny_nli_dir: Path) -> None:
@@ -379,8 +409,10 @@ def test_onnx_runtime_matches_torch_and_reuses_its_export(
 ) -> None:
     pytest.importorskip("onnxruntime")
     pytest.importorskip("onnx")
-    nli = TransformersNLI(tiny_nli_dir, runtime="onnx", onnx_dir=tmp_path, cache_size=0)
-    assert nli.device == "cpu" and nli.runtime == "onnx"
+    nli = TransformersNLI(
+        tiny_nli_dir, runtime="onnx", onnx_dir=tmp_path, cache_size=0, quantize=False
+    )
+    assert nli.device == "cpu" and nli.runtime == "onnx" and nli.quantize is False
     exported = tmp_path / "model.onnx"
     assert exported.is_file()
     got = nli.predict(PREMISES, HYPOTHESES)
@@ -388,11 +420,12 @@ def test_onnx_runtime_matches_torch_and_reuses_its_export(
     # Same graph, same label columns: the torch model's probabilities to float precision.
     np.testing.assert_allclose(got, tiny_nli.predict(PREMISES, HYPOTHESES), atol=1e-4)
     stamp = exported.stat().st_mtime_ns
-    again = TransformersNLI(tiny_nli_dir, runtime="onnx", onnx_dir=tmp_path)
+    again = TransformersNLI(tiny_nli_dir, runtime="onnx", onnx_dir=tmp_path, quantize=False)
     assert exported.stat().st_mtime_ns == stamp  # loaded, not exported again
     np.testing.assert_allclose(again.predict(PREMISES, HYPOTHESES), got, atol=1e-6)
-    quantized = TransformersNLI(tiny_nli_dir, runtime="onnx", onnx_dir=tmp_path, quantize=True)
-    assert (tmp_path / "model.int8.onnx").is_file()
+    quantized = TransformersNLI(tiny_nli_dir, runtime="onnx", onnx_dir=tmp_path, quantize=None)
+    assert quantized.quantize is True  # None on the CPU: ONNX Runtime's int8
+    assert quantized._onnx.path == tmp_path / "model.int8.onnx" and quantized._onnx.path.is_file()
     np.testing.assert_allclose(quantized.predict(PREMISES, HYPOTHESES), got, atol=0.05)
 
 

@@ -1,0 +1,54 @@
+"""Client of ``mirage serve`` (or any server speaking :mod:`mirage_core.nli.protocol`).
+
+Example::
+
+    from mirage_core import Mirage
+    from mirage_core.nli import HTTPNLI
+
+    nli = HTTPNLI("http://nli.internal:8000/nli")
+    mirage = Mirage(nli=nli)   # NLI failures fail closed under the default policy
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mirage_core.nli import protocol
+from mirage_core.nli.remote import RemoteNLI, ServerInfo
+
+__all__ = ["HTTPNLI"]
+
+
+class HTTPNLI(RemoteNLI):
+    """NLI backend calling a ``mirage serve`` application over HTTP.
+
+    Takes the arguments of :class:`~mirage_core.nli.remote.RemoteNLI`; ``url`` is the
+    application's base URL including its route prefix, e.g. ``http://host:8000/nli``. The
+    column order of the answers comes from the server's ``/info`` route.
+    """
+
+    info_route = protocol.INFO_ROUTE
+    predict_route = protocol.PREDICT_ROUTE
+
+    def _parse_info(self, body: Any) -> ServerInfo:
+        if not isinstance(body, dict) or body.get("protocol") != protocol.PROTOCOL:
+            raise ValueError(
+                f"{self.url}{self.info_route} does not speak {protocol.PROTOCOL} (got {body!r:.200})"
+            )
+        labels = body.get("labels")
+        if not isinstance(labels, list) or not all(isinstance(x, str) for x in labels):
+            raise ValueError(f"'labels' must be a list of names, got {labels!r}")
+        limit = body.get("max_batch_pairs")
+        return ServerInfo(
+            model=str(body.get("model", "?")),
+            labels=tuple(labels),
+            max_batch_pairs=int(limit) if isinstance(limit, int) and limit > 0 else None,
+        )
+
+    def _encode(self, premises: list[str], hypotheses: list[str]) -> dict[str, Any]:
+        return protocol.encode_pairs(premises, hypotheses)
+
+    def _decode(self, body: Any, n: int, info: ServerInfo) -> np.ndarray:
+        return protocol.decode_probs(body, n, len(info.labels))

@@ -1,0 +1,55 @@
+"""Build an NLI backend from a text spec, as the command line and the servers take it.
+
+A spec is a preset name, a local directory or a hub id (a :class:`TransformersNLI`), or
+``module:attribute`` naming a backend (an object with ``predict``), a backend class (built with no
+arguments) or a scorer function ``fn(premises, hypotheses) -> (n, 3)`` (wrapped in
+:class:`CallableNLI`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from typing import Any
+
+__all__ = ["import_object", "load_backend"]
+
+
+def import_object(spec: str) -> Any | None:
+    """``module:attribute`` -> the object, or None when ``spec`` does not look like one (or its
+    module does not exist)."""
+    if not re.fullmatch(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*", spec):
+        return None
+    module_name, attr = spec.split(":", 1)
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and module_name.startswith(exc.name):
+            return None
+        raise
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def load_backend(spec: str | None = None, **transformers_kwargs: Any) -> Any:
+    """The backend a spec names (see the module docstring); ``None`` is the packaged model.
+
+    ``transformers_kwargs`` (device, batch_size, torch_threads, cache_size, ...) go to
+    :class:`~mirage_core.nli.TransformersNLI` only.
+    """
+    from mirage_core.nli.base import CallableNLI
+
+    if spec:
+        obj = import_object(spec)
+        if obj is not None:
+            if isinstance(obj, type):
+                obj = obj()
+            if callable(getattr(obj, "predict", None)):
+                return obj
+            if callable(obj):
+                return CallableNLI(obj)
+            raise ValueError(f"{spec} is neither an NLI backend nor a scorer function")
+    from mirage_core.nli.transformers_nli import TransformersNLI
+
+    return TransformersNLI(spec, **transformers_kwargs)

@@ -1,0 +1,89 @@
+"""The NLI pair budget: each claim keeps its best ``m`` partners, so NLI work grows with the
+number of claims, not with its square.
+
+Candidate pairs (:mod:`mirage_core.pairs`) grow quadratically with the evidence: on real web
+passages the τ prefilter keeps ×134 more pairs for ×10 more passages. What the graph needs is
+a few good comparisons per claim — is it corroborated, is it contradicted — not all of them.
+So every claim ranks its candidate partners and keeps the first ``partners_per_claim``:
+
+1. its best partner in each *other source* first (corroboration counts independent sources,
+   so a second partner from a source already compared with adds the least), then
+2. the rest by the pair's priority: token overlap (the cosine for a paraphrase pair), or with
+   ``partner_ranking="embedding"`` the cosine of the two claims' sentence embeddings.
+
+A pair is kept when either of its claims keeps it, so a query with ``n`` claims sends at most
+``m · n`` pairs to NLI (``2 · m · n`` directed). ``max_pairs`` then caps the query's total,
+keeping the pairs whose claims are most relevant to the query first (the gate weighs a conflict
+by the lower relevance of its two claims, so those are the pairs that can decide a verdict).
+Both directions of a kept pair are still scored. All of it is vectorized over pairs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from mirage_core.pairs import CandidatePairs
+from mirage_core.types import Claim
+
+__all__ = ["apply_budget", "partner_ranks"]
+
+
+def partner_ranks(pairs: CandidatePairs, claims: Sequence[Claim]) -> np.ndarray:
+    """``(len(pairs), 2)`` array: the rank of each pair among the partners of its left and of
+    its right claim (0 = that claim's first choice), in the order of the module docstring."""
+    m = len(pairs)
+    if m == 0:
+        return np.zeros((0, 2), dtype=np.int64)
+    _, source_ids = np.unique([c.source for c in claims], return_inverse=True)
+    n_sources = int(source_ids.max()) + 1
+    # Each undirected pair seen from both of its claims.
+    ends = np.concatenate([pairs.left, pairs.right])
+    partner_src = np.concatenate([source_ids[pairs.right], source_ids[pairs.left]])
+    position = np.concatenate([np.arange(m), np.arange(m)])  # pairs are in priority order
+    # Tier 0: the first (best) pair of each (claim, partner source) group; tier 1: the rest.
+    group = ends * n_sources + partner_src
+    order = np.lexsort((position, group))
+    first = np.ones(order.size, dtype=bool)
+    first[1:] = group[order][1:] != group[order][:-1]
+    tier = np.ones(order.size, dtype=np.int64)
+    tier[order[first]] = 0
+    # Rank within each claim: by tier, then priority (position).
+    order = np.lexsort((position, tier, ends))
+    sorted_ends = ends[order]
+    starts = np.flatnonzero(np.r_[True, sorted_ends[1:] != sorted_ends[:-1]])
+    run_start = np.repeat(starts, np.diff(np.r_[starts, sorted_ends.size]))
+    rank = np.empty(order.size, dtype=np.int64)
+    rank[order] = np.arange(order.size) - run_start
+    return np.stack([rank[:m], rank[m:]], axis=1)
+
+
+def apply_budget(
+    pairs: CandidatePairs,
+    claims: Sequence[Claim],
+    partners_per_claim: int | None,
+    max_pairs: int | None,
+    relevance: np.ndarray | None = None,
+) -> CandidatePairs:
+    """Keep each claim's best ``partners_per_claim`` pairs, then at most ``max_pairs`` pairs,
+    the most query-relevant first (``relevance``: one value per claim; ``None`` = priority
+    order). ``None`` disables either limit; with both ``None`` the input is returned as is.
+    The kept pairs stay in priority order."""
+    if len(pairs) == 0 or (partners_per_claim is None and max_pairs is None):
+        return pairs
+    keep = np.ones(len(pairs), dtype=bool)
+    if partners_per_claim is not None:
+        ranks = partner_ranks(pairs, claims)
+        keep = ranks.min(axis=1) < partners_per_claim
+    kept = np.flatnonzero(keep)
+    if max_pairs is not None and kept.size > max_pairs:
+        if relevance is None:
+            kept = kept[:max_pairs]
+        else:
+            pair_relevance = np.minimum(relevance[pairs.left[kept]], relevance[pairs.right[kept]])
+            # Stable: among equally relevant pairs, priority order decides.
+            kept = np.sort(kept[np.argsort(-pair_relevance, kind="stable")[:max_pairs]])
+    if kept.size == len(pairs):
+        return pairs
+    return pairs.take(kept)

@@ -1,0 +1,151 @@
+"""The Ray Serve application of ``mirage serve``: one deployment, any NLI backend.
+
+Each replica loads the backend once. Concurrent requests are merged into one forward pass by
+``@serve.batch`` (unless ``batching=False``: then one request is one forward pass). Routes follow
+:mod:`mirage_core.nli.protocol`; callers inside the Ray cluster use the deployment's
+``predict`` method through a handle (:class:`~mirage_core.serve.handle.ServeHandleNLI`).
+
+This module imports ray and fastapi (the ``serve`` extra); nothing in the engine imports it. (No
+``from __future__ import annotations`` here: FastAPI reads the route signatures' types.)
+"""
+
+import asyncio
+import os
+import socket
+from typing import Any
+
+import numpy as np
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from ray import serve
+
+from mirage_core.errors import NLIError
+from mirage_core.nli import protocol
+from mirage_core.nli.base import LABELS
+from mirage_core.nli.loading import load_backend
+from mirage_core.serve.config import ServeConfig
+
+__all__ = ["NLIServer", "build_app", "run"]
+
+api = FastAPI(title="mirage NLI", description="mirage's NLI model on Ray Serve")
+
+
+def _quiet_model_loading() -> None:
+    """No progress bars of huggingface libraries in the replicas' logs."""
+    try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+    except ImportError:
+        pass
+
+
+# Serve pickles the class when it is decorated: whatever its methods use is defined above it.
+
+
+@serve.deployment
+@serve.ingress(api)
+class NLIServer:
+    """One replica: the backend, its dynamic batcher and the HTTP routes."""
+
+    def __init__(self, config: dict[str, Any]) -> None:
+        cfg = ServeConfig.from_dict(config)
+        self.cfg = cfg
+        _quiet_model_loading()
+        kwargs: dict[str, Any] = {
+            "device": cfg.device,
+            "batch_size": cfg.model_batch_size,
+            "cache_size": cfg.cache_size,
+            "quantize": cfg.quantize,
+        }
+        if cfg.torch_threads is not None:
+            kwargs["torch_threads"] = cfg.torch_threads
+        self.backend = load_backend(cfg.model, **kwargs)
+        self.model = str(getattr(self.backend, "name", None) or cfg.model or "packaged")
+        self.replica = f"{socket.gethostname()}:{os.getpid()}"
+        self.batches = 0  # forward calls of the dynamic batcher, and the requests they served
+        self.batched_requests = 0
+        self._batched.set_max_batch_size(cfg.max_batch_size)
+        self._batched.set_batch_wait_timeout_s(cfg.batch_wait_timeout_s)
+
+    # -- HTTP routes (mirage_core.nli.protocol) ----------------------------------------------
+
+    @api.get(protocol.INFO_ROUTE)
+    async def info(self) -> dict[str, Any]:
+        return {
+            "protocol": protocol.PROTOCOL,
+            "model": self.model,
+            "labels": list(LABELS),
+            "max_batch_pairs": self.cfg.max_batch_pairs,
+            "batching": self.cfg.batching,
+            "replica": self.replica,
+            "batches": self.batches,  # this replica's, since it started
+            "batched_requests": self.batched_requests,
+            "requests_per_batch": round(self.batched_requests / self.batches, 2)
+            if self.batches
+            else None,
+        }
+
+    @api.get(protocol.HEALTH_ROUTE)
+    async def health(self) -> dict[str, Any]:
+        return {"status": "ok", "model": self.model}
+
+    @api.post(protocol.PREDICT_ROUTE)
+    async def predict_route(self, request: Request) -> Any:
+        try:
+            premises, hypotheses = protocol.decode_pairs(
+                await request.json(), self.cfg.max_batch_pairs
+            )
+        except ValueError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=400)
+        try:
+            probs = await self.predict(premises, hypotheses)
+        except NLIError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=500)
+        return {"probs": probs.tolist()}
+
+    # -- handle method -----------------------------------------------------------------------
+
+    async def predict(self, premises: list[str], hypotheses: list[str]) -> np.ndarray:
+        """``(n, 3)`` probabilities in :data:`~mirage_core.nli.base.LABELS` order."""
+        if len(premises) != len(hypotheses):
+            raise ValueError("premises and hypotheses differ in length")
+        if not premises:
+            return np.empty((0, 3))
+        if self.cfg.batching:
+            return await self._batched((list(premises), list(hypotheses)))
+        return await asyncio.to_thread(self.backend.predict, premises, hypotheses)
+
+    @serve.batch(max_batch_size=32, batch_wait_timeout_s=0.005)
+    async def _batched(self, requests: list[tuple[list[str], list[str]]]) -> list[np.ndarray]:
+        """Every waiting request's pairs in one ``predict`` call, split back per request."""
+        self.batches += 1
+        self.batched_requests += len(requests)
+        premises = [p for req in requests for p in req[0]]
+        hypotheses = [h for req in requests for h in req[1]]
+        probs = await asyncio.to_thread(self.backend.predict, premises, hypotheses)
+        return np.split(probs, np.cumsum([len(req[0]) for req in requests])[:-1])
+
+    def check_health(self) -> None:
+        """Serve's periodic health check: the backend is loaded."""
+        if self.backend is None:
+            raise RuntimeError("NLI backend not loaded")
+
+
+def build_app(config: ServeConfig) -> Any:
+    """The bound application (``serve.run`` it, or compose it in a larger app)."""
+    return NLIServer.options(name="NLIServer", **config.deployment_options()).bind(config.to_dict())
+
+
+def run(
+    config: ServeConfig, *, blocking: bool = False, runtime_env: dict[str, Any] | None = None
+) -> Any:
+    """Start (or join) Ray, start Serve's HTTP proxy and deploy; return the app's handle."""
+    import ray
+
+    if not ray.is_initialized():
+        ray.init(address=config.address, runtime_env=runtime_env, include_dashboard=False)
+    serve.start(http_options={"host": config.host, "port": config.port})
+    return serve.run(
+        build_app(config), name=config.name, route_prefix=config.route_prefix, blocking=blocking
+    )

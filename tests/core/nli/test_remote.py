@@ -1,0 +1,344 @@
+"""HTTPNLI and TEINLI against in-memory servers (httpx.MockTransport): label order read from
+the server, batching, retries, timeouts and every failure as NLIError. Offline, no sockets
+except the refused-connection test (a closed loopback port)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+import zlib
+
+import numpy as np
+import pytest
+
+httpx = pytest.importorskip("httpx")
+
+from mirage_core import Mirage, MirageConfig, Passage  # noqa: E402
+from mirage_core.errors import NLIError  # noqa: E402
+from mirage_core.nli import (  # noqa: E402
+    HTTPNLI,
+    LABELS,
+    TEINLI,
+    HTTPOptions,
+    NLIBackend,
+    RetryPolicy,
+)
+
+FAST_RETRY = RetryPolicy(max_retries=2, backoff_s=0.001, backoff_max_s=0.002, deadline_s=5.0)
+
+#: The fake servers' column order: a hard-coded [entail, neutral, contra] would be caught.
+SERVER_LABELS = ["contradiction", "entailment", "neutral"]
+TO_SERVER = [SERVER_LABELS.index(name) for name in LABELS]  # our column i -> server column
+
+
+def reference_probs(premises, hypotheses) -> np.ndarray:
+    """Deterministic [entail, neutral, contra] probabilities of each pair."""
+    rows = []
+    for p, h in zip(premises, hypotheses, strict=True):
+        seed = zlib.crc32(f"{p}\x00{h}".encode())
+        raw = np.asarray([1 + seed % 7, 1 + (seed >> 3) % 5, 1 + (seed >> 7) % 11], dtype=float)
+        rows.append(raw / raw.sum())
+    return np.asarray(rows).reshape(-1, 3)
+
+
+def reference_logits(premises, hypotheses) -> np.ndarray:
+    return np.log(reference_probs(premises, hypotheses)) + 3.0
+
+
+class MirageServer:
+    """A mirage-protocol server in memory; records every request, can fail on purpose."""
+
+    def __init__(self, *, max_batch_pairs: int = 1000, labels=SERVER_LABELS) -> None:
+        self.max_batch_pairs = max_batch_pairs
+        self.labels = list(labels)
+        self.requests: list[tuple[str, str, int]] = []  # (method, path, pairs)
+        self.failures: list[object] = []  # consumed one per predict request: status or exception
+
+    def info(self) -> dict:
+        return {
+            "protocol": "mirage-nli/1",
+            "model": "fake",
+            "labels": self.labels,
+            "max_batch_pairs": self.max_batch_pairs,
+        }
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        path = request.url.path
+        if request.method == "GET" and path.endswith("/info"):
+            self.requests.append(("GET", path, 0))
+            return httpx.Response(200, json=self.info())
+        body = json.loads(request.content)
+        pairs = body["pairs"]
+        self.requests.append(("POST", path, len(pairs)))
+        if self.failures:
+            failure = self.failures.pop(0)
+            if isinstance(failure, Exception):
+                raise failure
+            return httpx.Response(int(failure), text="busy")  # type: ignore[arg-type]
+        if len(pairs) > self.max_batch_pairs:
+            return httpx.Response(400, text="too many pairs")
+        probs = reference_probs([p for p, _ in pairs], [h for _, h in pairs])
+        server_cols = np.empty_like(probs)
+        for ours, theirs in enumerate(TO_SERVER):
+            server_cols[:, theirs] = probs[:, ours]
+        return httpx.Response(200, json={"probs": server_cols.tolist()})
+
+    @property
+    def predict_sizes(self) -> list[int]:
+        return [n for method, _, n in self.requests if method == "POST"]
+
+
+def http_nli(server, **options) -> HTTPNLI:
+    opts = HTTPOptions(**({"retry": FAST_RETRY} | options))
+    transport = httpx.MockTransport(server)
+    return HTTPNLI(
+        "http://nli.test/nli",
+        options=opts,
+        transport=transport,
+        async_transport=transport,
+        cache_size=0,
+    )
+
+
+PREMISES = [f"Premise number {i} about the river." for i in range(11)]
+HYPOTHESES = [f"Hypothesis {i % 4} about a city." for i in range(11)]
+
+
+def test_columns_follow_the_labels_the_server_names() -> None:
+    server = MirageServer()
+    nli = http_nli(server)
+    assert isinstance(nli, NLIBackend)
+    probs = nli.predict(PREMISES, HYPOTHESES)
+    np.testing.assert_allclose(probs, reference_probs(PREMISES, HYPOTHESES), atol=1e-12)
+    assert nli.label_columns == (1, 2, 0)
+    assert nli.server_info().model == "fake"
+    assert [r[:2] for r in server.requests] == [("GET", "/nli/info"), ("POST", "/nli/predict")]
+
+
+def test_label_map_overrides_names_that_say_nothing() -> None:
+    server = MirageServer(labels=["LABEL_0", "LABEL_1", "LABEL_2"])
+    with pytest.raises(NLIError, match="label order"):
+        http_nli(server).predict(PREMISES, HYPOTHESES)
+    nli = HTTPNLI(
+        "http://nli.test/nli",
+        transport=httpx.MockTransport(server),
+        label_map={"entailment": 1, "neutral": 2, "contradiction": 0},
+    )
+    np.testing.assert_allclose(
+        nli.predict(PREMISES, HYPOTHESES), reference_probs(PREMISES, HYPOTHESES), atol=1e-12
+    )
+
+
+@pytest.mark.parametrize(("ours", "theirs", "expected"), [(4, 1000, 4), (64, 3, 3)])
+def test_requests_never_exceed_the_smaller_batch_limit(ours, theirs, expected) -> None:
+    server = MirageServer(max_batch_pairs=theirs)
+    nli = http_nli(server, max_batch_pairs=ours)
+    probs = nli.predict(PREMISES, HYPOTHESES)
+    assert max(server.predict_sizes) == expected
+    assert sum(server.predict_sizes) == len(PREMISES)
+    np.testing.assert_allclose(probs, reference_probs(PREMISES, HYPOTHESES), atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "failure", [503, 500, 429, httpx.ReadTimeout("slow"), httpx.ConnectError("refused")]
+)
+def test_transient_failures_are_retried(failure) -> None:
+    server = MirageServer()
+    server.failures = [failure, failure]
+    probs = http_nli(server).predict(PREMISES[:3], HYPOTHESES[:3])
+    assert server.predict_sizes == [3, 3, 3]  # two failures, then the answer
+    np.testing.assert_allclose(probs, reference_probs(PREMISES[:3], HYPOTHESES[:3]), atol=1e-12)
+
+
+def test_retries_end_in_nli_error() -> None:
+    server = MirageServer()
+    server.failures = [httpx.ReadTimeout("slow")] * 10
+    with pytest.raises(NLIError, match="timed out"):
+        http_nli(server).predict(PREMISES[:2], HYPOTHESES[:2])
+    assert len(server.predict_sizes) == 1 + FAST_RETRY.max_retries
+
+
+def test_retry_deadline_stops_retrying() -> None:
+    server = MirageServer()
+    server.failures = [503] * 10
+    slow = RetryPolicy(max_retries=10, backoff_s=0.05, jitter=0.0, deadline_s=0.12)
+    start = time.monotonic()
+    with pytest.raises(NLIError, match="HTTP 503"):
+        http_nli(server, retry=slow).predict(PREMISES[:2], HYPOTHESES[:2])
+    assert time.monotonic() - start < 1.0
+    assert 2 <= len(server.predict_sizes) <= 3  # waits 0.05, 0.10: the third would pass 0.12 s
+
+
+@pytest.mark.parametrize(
+    ("response", "match"),
+    [
+        (httpx.Response(400, text="bad pairs"), "HTTP 400"),
+        (httpx.Response(200, text="<html>"), "not JSON"),
+        (httpx.Response(200, json={"probs": [[0.5, 0.5]]}), "malformed"),
+        (httpx.Response(200, json={"probs": [[2.0, -1.0, 0.0]]}), "outside"),
+    ],
+)
+def test_bad_answers_are_nli_errors_and_not_retried(response, match) -> None:
+    server = MirageServer()
+    calls = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/info"):
+            return server(request)
+        calls.append(request)
+        return response
+
+    nli = http_nli(handler)
+    with pytest.raises(NLIError, match=match):
+        nli.predict(PREMISES[:1], HYPOTHESES[:1])
+    assert len(calls) == 1
+
+
+def test_a_server_of_another_protocol_is_refused() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json={"hello": "world"})
+
+    with pytest.raises(NLIError, match="does not speak mirage-nli/1"):
+        http_nli(handler).predict(PREMISES[:1], HYPOTHESES[:1])
+
+
+async def test_apredict_matches_predict_and_runs_chunks_concurrently() -> None:
+    server = MirageServer(max_batch_pairs=2)
+    nli = http_nli(server, max_concurrent_requests=3)
+    async with nli:
+        probs = await nli.apredict(PREMISES, HYPOTHESES)
+        again = await nli.apredict(PREMISES, HYPOTHESES)
+    np.testing.assert_allclose(probs, reference_probs(PREMISES, HYPOTHESES), atol=1e-12)
+    np.testing.assert_array_equal(probs, again)
+    assert sorted(server.predict_sizes) == sorted([2] * 10 + [1] * 2)
+
+
+def test_cache_spares_the_server() -> None:
+    server = MirageServer()
+    nli = HTTPNLI("http://nli.test/nli", transport=httpx.MockTransport(server))
+    first = nli.predict(PREMISES, HYPOTHESES)
+    second = nli.predict(PREMISES + PREMISES, HYPOTHESES + HYPOTHESES)
+    np.testing.assert_array_equal(second, np.vstack([first, first]))
+    assert server.predict_sizes == [len(PREMISES)]
+
+
+# -- text-embeddings-inference --------------------------------------------------------------
+
+TEI_ID2LABEL = {"0": "CONTRADICTION", "1": "ENTAILMENT", "2": "NEUTRAL"}
+
+
+class TEIServer:
+    """TEI's /info and /predict (raw scores, predictions sorted by score as TEI does)."""
+
+    def __init__(self, model_type=None, max_client_batch_size: int = 4) -> None:
+        self.model_type = model_type or {
+            "classifier": {
+                "id2label": TEI_ID2LABEL,
+                "label2id": {v: int(k) for k, v in TEI_ID2LABEL.items()},
+            }
+        }
+        self.max_client_batch_size = max_client_batch_size
+        self.bodies: list[dict] = []
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/info":
+            return httpx.Response(
+                200,
+                json={
+                    "model_id": "cross-encoder/fake-nli",
+                    "model_type": self.model_type,
+                    "max_client_batch_size": self.max_client_batch_size,
+                },
+            )
+        body = json.loads(request.content)
+        self.bodies.append(body)
+        if len(body["inputs"]) > self.max_client_batch_size:
+            return httpx.Response(
+                413, json={"error": "batch too large", "error_type": "Validation"}
+            )
+        assert body["raw_scores"] is True
+        logits = reference_logits([p for p, _ in body["inputs"]], [h for _, h in body["inputs"]])
+        out = []
+        for row in logits:  # row in [entail, neutral, contra] order
+            by_label = {"ENTAILMENT": row[0], "NEUTRAL": row[1], "CONTRADICTION": row[2]}
+            preds = [{"label": k, "score": float(v)} for k, v in by_label.items()]
+            out.append(sorted(preds, key=lambda x: -x["score"]))
+        return httpx.Response(200, json=out)
+
+
+def tei_nli(server: TEIServer) -> TEINLI:
+    transport = httpx.MockTransport(server)
+    return TEINLI(
+        "http://tei.test",
+        options=HTTPOptions(retry=FAST_RETRY),
+        transport=transport,
+        async_transport=transport,
+        cache_size=0,
+    )
+
+
+async def test_tei_scores_are_softmaxed_in_the_label_order_of_info() -> None:
+    server = TEIServer()
+    nli = tei_nli(server)
+    probs = nli.predict(PREMISES, HYPOTHESES)
+    np.testing.assert_allclose(probs, reference_probs(PREMISES, HYPOTHESES), atol=1e-9)
+    assert nli.label_columns == (1, 2, 0)
+    assert max(len(b["inputs"]) for b in server.bodies) == 4  # TEI's max_client_batch_size
+    assert all(b["truncate"] is True for b in server.bodies)
+    np.testing.assert_allclose(await nli.apredict(PREMISES, HYPOTHESES), probs, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("model_type", "match"),
+    [
+        ({"embedding": {"pooling": "cls"}}, "not a sequence classifier"),
+        ({"reranker": {"id2label": {"0": "LABEL_0"}, "label2id": {}}}, "not a sequence"),
+        ({"classifier": {"id2label": {"0": "POSITIVE", "1": "NEGATIVE"}}}, "label order"),
+    ],
+)
+def test_tei_refuses_models_that_are_not_nli(model_type, match) -> None:
+    with pytest.raises(NLIError, match=match):
+        tei_nli(TEIServer(model_type)).predict(PREMISES[:1], HYPOTHESES[:1])
+
+
+# -- the engine on a remote backend ---------------------------------------------------------
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+PASSAGES = [
+    Passage("The Eiffel Tower is in Paris. It was completed in 1889.", source="https://a.org/1"),
+    Passage("The Eiffel Tower is in Paris. It opened in 1889.", source="https://b.org/2"),
+    Passage("The Eiffel Tower stands in Paris, France.", source="https://c.org/3"),
+]
+
+
+@pytest.mark.parametrize("policy", ["fallback", "pass_through"])
+def test_server_down_follows_the_error_policy(policy) -> None:
+    options = HTTPOptions(timeout_s=1.0, retry=FAST_RETRY)
+    nli = HTTPNLI(f"http://127.0.0.1:{closed_port()}/nli", options=options)
+    mirage = Mirage(MirageConfig(nli_error_policy=policy), nli=nli)
+    start = time.monotonic()
+    verdict = mirage.defend("Where is the Eiffel Tower?", PASSAGES)
+    assert time.monotonic() - start < 5.0
+    assert "NLI failed" in verdict.reason and "ConnectError" in verdict.reason
+    if policy == "fallback":
+        assert not verdict.passed and verdict.decision == "fallback"
+    else:
+        assert verdict.passed and "unverified" in verdict.reason
+
+
+def test_options_are_validated() -> None:
+    with pytest.raises(ValueError, match="max_batch_pairs"):
+        HTTPOptions(max_batch_pairs=0)
+    with pytest.raises(ValueError, match="timeout_s"):
+        HTTPOptions(timeout_s=0)
+    with pytest.raises(ValueError, match="max_retries"):
+        RetryPolicy(max_retries=-1)
+    with pytest.raises(ValueError, match="http"):
+        HTTPNLI("nli.test:8000")

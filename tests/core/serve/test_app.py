@@ -1,0 +1,76 @@
+"""``mirage serve`` on a local Ray instance: routes, served scores and verdicts equal to the
+in-process ones, 64 concurrent clients over HTTP and through a DeploymentHandle."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+import numpy as np
+
+from mirage_core import Mirage, MirageConfig
+from mirage_core.nli import HTTPNLI, TransformersNLI
+from mirage_core.serve import ServeHandleNLI
+
+CLIENTS = 64
+PREMISES = ["The cat sat on the mat.", "Paris is the capital of France.", "The team won."]
+HYPOTHESES = ["An animal sat on the mat.", "London is the capital of France.", "They lost."]
+
+
+def test_health_info_and_bad_requests(served) -> None:
+    config, _ = served
+    health = httpx.get(config.url + "/health", timeout=10).json()
+    assert health["status"] == "ok"
+    info = httpx.get(config.url + "/info", timeout=10).json()
+    assert info["protocol"] == "mirage-nli/1"
+    assert info["labels"] == ["entailment", "neutral", "contradiction"]
+    assert info["batching"] is True
+    bad = httpx.post(config.url + "/predict", json={"pairs": [["only one"]]}, timeout=10)
+    assert bad.status_code == 400 and "pair of strings" in bad.text
+
+
+def test_served_scores_equal_in_process_scores(served, sharp_nli_dir) -> None:
+    config, _ = served
+    local = TransformersNLI(sharp_nli_dir, device="cpu", cache_size=0, quantize=False)
+    expected = local.predict(PREMISES, HYPOTHESES)
+    over_http = HTTPNLI(config.url, cache_size=0).predict(PREMISES, HYPOTHESES)
+    by_handle = ServeHandleNLI(app_name=config.name, cache_size=0).predict(PREMISES, HYPOTHESES)
+    np.testing.assert_allclose(over_http, expected, atol=1e-6)
+    np.testing.assert_allclose(by_handle, expected, atol=1e-6)
+    assert np.abs(expected - 1 / 3).max() > 0.1  # the sharp model is far from uniform
+
+
+def test_64_concurrent_clients_get_the_in_process_verdicts(
+    served, bench_instances, in_process, outcome, run_clients
+) -> None:
+    config, _ = served
+    expected = [outcome(v) for v in in_process]
+    assert len(set(expected)) > 3  # verdicts differ between inputs: a mix-up would show
+
+    def client(k: int):
+        mirage = Mirage(MirageConfig(), nli=HTTPNLI(config.url, cache_size=0))
+        inst = bench_instances[k % len(bench_instances)]
+        return outcome(mirage.defend(inst.query, inst.passages))
+
+    got = run_clients(CLIENTS, client)
+    mismatches = [k for k in range(CLIENTS) if got[k] != expected[k % len(expected)]]
+    assert mismatches == []
+    info = httpx.get(config.url + "/info", timeout=10).json()  # one replica's counters
+    assert info["batches"] > 0 and info["requests_per_batch"] >= 1
+
+
+async def test_64_concurrent_async_calls_through_the_handle(served, sharp_nli_dir) -> None:
+    config, _ = served
+    nli = ServeHandleNLI(app_name=config.name, cache_size=0)
+    premises = [f"{p} Number {k}." for k in range(CLIENTS) for p in PREMISES]
+    hypotheses = [h for _ in range(CLIENTS) for h in HYPOTHESES]
+    local = TransformersNLI(sharp_nli_dir, device="cpu", cache_size=0, quantize=False)
+    expected = local.predict(premises, hypotheses)
+    n = len(PREMISES)
+    parts = await asyncio.gather(
+        *(
+            nli.apredict(premises[k * n : (k + 1) * n], hypotheses[k * n : (k + 1) * n])
+            for k in range(CLIENTS)
+        )
+    )
+    np.testing.assert_allclose(np.vstack(parts), expected, atol=1e-6)

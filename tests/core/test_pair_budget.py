@@ -1,0 +1,157 @@
+"""The NLI pair budget: each claim keeps its best m partners, best per other source first."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mirage_core import Mirage, MirageConfig, Passage
+from mirage_core.pair_budget import apply_budget, partner_ranks
+from mirage_core.pairs import candidate_pairs, rank_by_similarity
+from mirage_core.types import Claim
+
+
+def claim(i: int, tokens: str, source: str) -> Claim:
+    return Claim(
+        i, tokens, i, 0, len(tokens), source, source, 1.0, frozenset(tokens.split()), source
+    )
+
+
+def pair_set(pairs) -> set[tuple[int, int]]:
+    return set(zip(pairs.left.tolist(), pairs.right.tolist(), strict=True))
+
+
+@pytest.fixture
+def two_per_source():
+    """Claims 0, 1 in s1 and 2, 3 in s2 overlap strongly crosswise; 4 (s3) weakly with all."""
+    return [
+        claim(0, "a b c d", "s1"),
+        claim(1, "a b c e", "s1"),
+        claim(2, "a b c d", "s2"),
+        claim(3, "a b c e", "s2"),
+        claim(4, "a x y z", "s3"),
+    ]
+
+
+def test_partner_ranks_put_each_other_source_before_a_second_partner(two_per_source):
+    pairs = candidate_pairs(two_per_source, tau=0.2)
+    ranks = {
+        p: r for p, r in zip(zip(pairs.left, pairs.right), partner_ranks(pairs, two_per_source))
+    }
+    # Claim 0: best in s2 is (0, 2) (1.0), best in s3 is (0, 4) (.25), then (0, 3) (.75).
+    assert ranks[(0, 2)][0] == 0
+    assert ranks[(0, 4)][0] == 1
+    assert ranks[(0, 3)][0] == 2
+    # Claim 4 (the right end of its pairs; all overlap .25): its first partner in s1 (0) and
+    # in s2 (2) before the second ones (1, 3).
+    assert [ranks[(i, 4)][1] for i in range(4)] == [0, 2, 1, 3]
+
+
+def test_one_partner_per_claim_keeps_every_claims_first_choice(two_per_source):
+    pairs = candidate_pairs(two_per_source, tau=0.2)
+    kept = apply_budget(pairs, two_per_source, partners_per_claim=1, max_pairs=None)
+    # 0→(0,2), 1→(1,3), 2→(0,2), 3→(1,3), 4→(0,4): three distinct pairs.
+    assert pair_set(kept) == {(0, 2), (1, 3), (0, 4)}
+    assert kept.overlap.tolist() == sorted(kept.overlap.tolist(), reverse=True)
+    two = apply_budget(pairs, two_per_source, partners_per_claim=2, max_pairs=None)
+    assert pair_set(kept) < pair_set(two)
+    assert (0, 4) in pair_set(two) and (1, 4) in pair_set(two)  # each claim now reaches s3
+
+
+def test_budget_is_linear_and_every_claim_keeps_min_m_or_all_its_partners():
+    rng = np.random.default_rng(0)
+    vocab = [f"w{i}" for i in range(12)]
+    claims = [
+        claim(i, " ".join(rng.choice(vocab, size=5, replace=False)), f"s{i % 9}") for i in range(90)
+    ]
+    pairs = candidate_pairs(claims, tau=0.4)
+    degree = np.bincount(np.r_[pairs.left, pairs.right], minlength=len(claims))
+    for m in (1, 2, 3):
+        kept = apply_budget(pairs, claims, partners_per_claim=m, max_pairs=None)
+        assert len(kept) <= m * len(claims) < len(pairs)
+        kept_degree = np.bincount(np.r_[kept.left, kept.right], minlength=len(claims))
+        assert np.all(kept_degree >= np.minimum(degree, m))
+
+
+def test_max_pairs_keeps_the_most_relevant_pairs_first(two_per_source):
+    pairs = candidate_pairs(two_per_source, tau=0.2)
+    relevance = np.array([0.1, 1.0, 0.1, 1.0, 1.0])
+    kept = apply_budget(pairs, two_per_source, None, max_pairs=3, relevance=relevance)
+    # Pairs among the relevant claims 1, 3, 4 come first, whatever their overlap.
+    assert pair_set(kept) == {(1, 3), (1, 4), (3, 4)}
+    by_priority = apply_budget(pairs, two_per_source, None, max_pairs=3)
+    assert pair_set(by_priority) == set(zip(pairs.left[:3].tolist(), pairs.right[:3].tolist()))
+
+
+def test_no_limit_returns_the_candidates_unchanged(two_per_source):
+    pairs = candidate_pairs(two_per_source, tau=0.2)
+    assert apply_budget(pairs, two_per_source, None, None) is pairs
+    assert apply_budget(pairs, two_per_source, 99, None) is pairs
+
+
+def test_defend_scores_only_budgeted_pairs_in_both_directions():
+    seen: list[tuple[str, str]] = []
+
+    class Entail:  # no cache: every pair the engine sends is seen
+        def predict(self, premises, hypotheses):
+            seen.extend(zip(premises, hypotheses, strict=True))
+            return np.tile([0.9, 0.05, 0.05], (len(premises), 1))
+
+    text = "The bridge opened in 1932 over the river. The bridge carries eight lanes of traffic."
+    passages = [Passage(text, source=f"https://site{i}.example/a") for i in range(8)]
+    passages = [
+        Passage(p.text.replace("eight", w), source=p.source)
+        for p, w in zip(passages, ["eight", "six", "four", "ten", "two", "nine", "five", "three"])
+    ]
+    unbounded = Mirage(MirageConfig(partners_per_claim=None), nli=Entail()).defend(
+        "When did the bridge open?", passages
+    )
+    n_all = len(seen)
+    seen.clear()
+    budgeted = Mirage(MirageConfig(partners_per_claim=1), nli=Entail()).defend(
+        "When did the bridge open?", passages
+    )
+    n_claims = budgeted.candidate_stats["claims"]
+    assert (
+        budgeted.candidate_stats["nli_pairs"] <= n_claims < unbounded.candidate_stats["nli_pairs"]
+    )
+    assert len(seen) == 2 * budgeted.candidate_stats["nli_pairs"] < n_all
+    assert {(h, p) for p, h in seen} == set(seen)  # every kept pair in both directions
+
+
+def test_embedding_ranking_keeps_each_claims_semantically_closest_partner(two_per_source):
+    pairs = candidate_pairs(two_per_source, tau=0.2)
+    # Embeddings that reverse the lexical order: 0 is closest to 3, 1 to 2 (unit vectors).
+    emb = np.array([[1, 0, 0], [0, 1, 0], [0, 1, 0], [1, 0, 0], [0.6, 0.8, 0]], dtype=float)
+    ranked = rank_by_similarity(pairs, emb)
+    assert pair_set(ranked) == pair_set(pairs)  # same pairs, new priority
+    assert ranked.rank_key.tolist() == sorted(ranked.rank_key.tolist(), reverse=True)
+    kept = apply_budget(ranked, two_per_source, partners_per_claim=1, max_pairs=None)
+    assert {(0, 3), (1, 2)} <= pair_set(kept)
+    assert (0, 2) not in pair_set(kept) and (1, 3) not in pair_set(kept)
+
+
+def test_defend_ranks_partners_by_embedding_only_when_asked(fake_nli, fake_embedder):
+    calls: list[int] = []
+
+    def counting(texts):
+        calls.append(len(texts))
+        return fake_embedder.embed(texts)
+
+    passages = [
+        Passage(f"The {adj} bridge opened in 1932 over the river.", source=f"https://s{i}.example/")
+        for i, adj in enumerate(["old", "long", "steel"])
+    ]
+    Mirage(MirageConfig(), nli=fake_nli, embedder=counting).defend("bridge?", passages)
+    assert calls == []  # the default ranks by overlap: no embedder
+    v = Mirage(MirageConfig(partner_ranking="embedding"), nli=fake_nli, embedder=counting).defend(
+        "bridge?", passages
+    )
+    assert calls and v.candidate_stats["nli_pairs"] == 3
+
+
+def test_config_names_the_renamed_budget_field():
+    with pytest.raises(ValueError, match="'pairs_per_claim' is now 'partners_per_claim'"):
+        MirageConfig.from_dict({"pairs_per_claim": 8})
+    with pytest.raises(ValueError, match="partner_ranking"):
+        MirageConfig(partner_ranking="cosine")

@@ -1,0 +1,41 @@
+"""What ``pip install mirage-rag[...]`` pulls: the engine needs neither ray nor httpx, and the
+setup command (``.[dev]``) installs the ``serve`` extra, so its tests run rather than skip."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def names(requirements: list[str]) -> set[str]:
+    return {re.split(r"[\[<>=!~; ]", r, maxsplit=1)[0].lower() for r in requirements}
+
+
+def extras_closure(extras: dict[str, list[str]], extra: str) -> set[str]:
+    """Every package an extra pulls, following ``mirage-rag[...]`` self-references."""
+    out: set[str] = set()
+    for req in extras[extra]:
+        inner = re.fullmatch(r"mirage-rag\[([\w,]+)\]", req)
+        if inner:
+            for sub in inner.group(1).split(","):
+                out |= extras_closure(extras, sub)
+        else:
+            out |= names([req])
+    return out
+
+
+def test_ray_and_httpx_only_with_their_extras() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    extras = project["optional-dependencies"]
+    assert not {"ray", "httpx"} & names(project["dependencies"])
+    assert "ray" in extras_closure(extras, "serve") and "httpx" in extras_closure(extras, "serve")
+    assert "httpx" in extras_closure(extras, "remote") and "ray" not in extras_closure(
+        extras, "remote"
+    )
+    for extra in ("nli", "langchain", "llamaindex", "bench", "onnx"):
+        assert "ray" not in extras_closure(extras, extra), extra
+    assert {"ray", "httpx"} <= extras_closure(extras, "dev")  # scripts/setup.sh installs .[dev]
+    assert '-e ".[dev]"' in (ROOT / "scripts" / "setup.sh").read_text(encoding="utf-8")
