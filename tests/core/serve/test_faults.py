@@ -58,6 +58,8 @@ def test_replica_killed_mid_load_loses_no_request(
     lock = threading.Lock()
 
     transport = CountingTransport()
+    killed_at = [0.0]
+    answered_at: list[float] = []
 
     def client(k: int):
         nli = HTTPNLI(config.url, cache_size=0, transport=transport)
@@ -68,10 +70,12 @@ def test_replica_killed_mid_load_loses_no_request(
             verdict = mirage.defend(bench_instances[i].query, bench_instances[i].passages)
             out.append((i, outcome(verdict), verdict.reason))
             with lock:
+                answered_at.append(time.monotonic())
                 done[0] += 1
                 kill = done[0] == kill_after
             if kill:  # half the first round answered, the rest in flight: kill one replica
                 ray.kill(ray.get_actor(victim, namespace="serve"), no_restart=True)
+                killed_at[0] = time.monotonic()
         return out
 
     results = [row for rows in run_clients(CLIENTS, client) for row in rows]
@@ -79,7 +83,12 @@ def test_replica_killed_mid_load_loses_no_request(
     failed = [i for i, _, reason in results if "NLI failed" in reason]
     assert failed == []  # every request was answered (after a retry where it hit the victim)
     assert [i for i, got, _ in results if got != expected[i]] == []
-    assert transport.errors > 0  # requests in flight on the victim failed, and were retried
+    # The kill fell mid-load: most requests were answered after it. Requests in flight on the
+    # victim either come back as 5xx and are retried by the client (transport.errors counts
+    # them) or are rerouted by Serve itself; which one happens is timing, so only the outcome
+    # is asserted: nothing lost, nothing unverified, same verdicts.
+    assert killed_at[0] > 0
+    assert sum(t > killed_at[0] for t in answered_at) >= CLIENTS * rounds - kill_after - CLIENTS
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
         now = replicas(config.name)
