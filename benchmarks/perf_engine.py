@@ -20,9 +20,13 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import sys
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _pair_store import PersistentNLI, model_digest
 
 from mirage_core import Mirage, MirageConfig, Passage
 from mirage_core.evaluation.datasets import _gpe_passage, find_gpe_file
@@ -85,15 +89,15 @@ def pair_table(items, ks, budgets) -> dict:
     return table
 
 
+def _jaccard(a: set[int], b: set[int]) -> float:
+    """|a ∩ b| / |a ∪ b|; two empty sets agree (1.0)."""
+    return len(a & b) / len(a | b) if a | b else 1.0
+
+
 def agreement_table(items, ks, budgets, model, store) -> dict:
     """How often the budgeted verdict equals the unbudgeted one: the route, and the mean
     Jaccard similarity of the two S* (whatever the route); the real model's scores are kept
     in the scoreboard's pair store."""
-    import sys
-
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from _pair_store import PersistentNLI, model_digest
-
     from mirage_core.nli.transformers_nli import TransformersNLI
 
     inner = TransformersNLI(model)
@@ -106,9 +110,7 @@ def agreement_table(items, ks, budgets, model, store) -> dict:
             got = Mirage(MirageConfig(partners_per_claim=m), nli=nli).defend_many(qs, ps)
             same_route = [a.decision == b.decision for a, b in zip(got, ref, strict=True)]
             jaccard = [
-                len(set(a.selected) & set(b.selected))
-                / max(len(set(a.selected) | set(b.selected)), 1)
-                for a, b in zip(got, ref, strict=True)
+                _jaccard(set(a.selected), set(b.selected)) for a, b in zip(got, ref, strict=True)
             ]
             out[(k, m)] = {
                 "route_agreement": float(np.mean(same_route)),
