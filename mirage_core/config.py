@@ -114,6 +114,12 @@ class MirageConfig:
             docs/independence.md). Claims of flagged passages are quarantined:
             they enter S* only with support from ``coordinated_min_support`` independence
             groups outside the flagged passages (:mod:`mirage_core.quarantine`).
+        coordination_self_conflict: a flagged group two of whose passages contradict each
+            other (an edge with ``w_contr`` at least this) is released, not quarantined:
+            planted copies push one answer (``None`` = off).
+        coordinated_d_min: the ``d_min`` the gate applies once the coordination signals
+            quarantined passages (``None`` = ``d_min``): the planted passages took the slots
+            that independent corroboration would fill.
         coordinated_min_support: claims of an unusually tight group (robust z ≥
             ``coordination_z``, contradiction or not) enter S* only with support from at least
             this many other groups (1; 0 = off). Planted passages corroborate only each other.
@@ -171,6 +177,8 @@ class MirageConfig:
     coordinated_trust: float | None = 0.0
     coordinated_min_support: int = 1
     coordination: Coordination = "none"
+    coordination_self_conflict: float | None = None
+    coordinated_d_min: int | None = None
     block_on_tie: bool = True
     paraphrase_pairs: bool = False
     paraphrase_threshold: float = 0.75
@@ -236,6 +244,9 @@ class MirageConfig:
         positive_int("d_min")
         positive_int("min_support", minimum=0)
         positive_int("coordinated_min_support", minimum=0)
+        positive_int("coordinated_d_min", allow_none=True)
+        if self.coordination_self_conflict is not None:
+            unit("coordination_self_conflict")
         positive_int("min_claim_tokens")
         positive_int("max_claims_per_passage")
         positive_int("max_passage_chars")

@@ -28,7 +28,7 @@ from mirage_core.pairs import (
     candidate_pairs,
     rank_by_similarity,
 )
-from mirage_core.quarantine import quarantine_eligible
+from mirage_core.quarantine import gate_d_min, quarantine_eligible, self_contradicting
 from mirage_core.relevance import edge_relevance, lexical_relevance
 from mirage_core.selection import greedy_select
 from mirage_core.types import Claim, Passage, PassageLike, to_passage
@@ -497,15 +497,25 @@ class Mirage:
             # support from outside it.
             in_tight = np.isin(group_names[groups], list(tight))
             eligible &= ~in_tight | (support >= cfg.coordinated_min_support)
-        if prep.coordinated and cfg.coordinated_min_support:
-            flagged = {p for g in prep.coordinated for p in g.passages}
+        coordinated = prep.coordinated
+        if coordinated and cfg.coordination_self_conflict is not None:
+            released = [
+                g
+                for g in coordinated
+                if self_contradicting(g.passages, claims, graph, cfg.coordination_self_conflict)
+            ]
+            if released:
+                extras["coordination_released"] = [list(g.passages) for g in released]
+                coordinated = [g for g in coordinated if g not in released]
+        if coordinated and cfg.coordinated_min_support:
+            flagged = {p for g in coordinated for p in g.passages}
             allowed, quarantined = quarantine_eligible(
                 claims, graph, groups, flagged, cfg.coordinated_min_support
             )
             eligible &= allowed
             extras["coordinated_passages"] = sorted(flagged)
             extras["quarantined_claims"] = int(quarantined.sum())
-        if prep.coordinated:
+        if coordinated:
             extras["coordination_signals"] = [
                 {
                     "passages": list(g.passages),
@@ -514,7 +524,7 @@ class Mirage:
                     "shared": list(g.shared),
                     "explain": g.explain(),
                 }
-                for g in prep.coordinated
+                for g in coordinated
             ]
         selected = greedy_select(scores, graph.interaction_matrix(), eligible)
         t2 = time.perf_counter()
@@ -532,9 +542,14 @@ class Mirage:
         # d_src: distinct domains (the paper), or distinct independence groups.
         unit = (lambda c: c.domain) if cfg.independence == "none" else (lambda c: c.group)
         d_src = len({unit(claims[i]) for i in selected})
-        decision, reason = self._gate(r_contr, d_src, len(selected), len({unit(c) for c in claims}))
+        d_min = gate_d_min(cfg.d_min, cfg.coordinated_d_min, bool(extras.get("quarantined_claims")))
+        decision, reason = self._gate(
+            r_contr, d_src, len(selected), len({unit(c) for c in claims}), d_min
+        )
+        if d_min != cfg.d_min:
+            extras["d_min"] = d_min  # the gate's source count after a quarantine
         if decision == "fallback" and extras.get("coordinated_passages"):
-            fired = sorted({s for g in prep.coordinated for s in g.fired})
+            fired = sorted({s for g in coordinated for s in g.fired})
             reason += (
                 f"; passages {extras['coordinated_passages']} look planted"
                 + (f" ({', '.join(fired)})" if fired else "")
@@ -616,7 +631,9 @@ class Mirage:
         )
         return override, tight
 
-    def _gate(self, r_contr: float, d_src: int, n_selected: int, n_domains: int) -> tuple[str, str]:
+    def _gate(
+        self, r_contr: float, d_src: int, n_selected: int, n_domains: int, d_min: int
+    ) -> tuple[str, str]:
         cfg = self.config
         if n_selected == 0:
             return "fallback", "blocked: no claim had a positive gain (S* is empty)"
@@ -625,7 +642,7 @@ class Mirage:
             problems.append(
                 f"r_contr={r_contr:.3f} > r_max={cfg.r_max:g} (retrieved evidence contradicts itself)"
             )
-        if d_src < cfg.d_min:
+        if d_src < d_min:
             unit = {
                 "none": "domain",
                 "domain": "domain",
@@ -637,11 +654,11 @@ class Mirage:
                 if n_domains < 2
                 else f"verified claims come from too few {plural}"
             )
-            problems.append(f"d_src={d_src} < d_min={cfg.d_min} ({why})")
+            problems.append(f"d_src={d_src} < d_min={d_min} ({why})")
         if problems:
             return "fallback", "blocked: " + "; ".join(problems)
         return "verified", (
-            f"passed: r_contr={r_contr:.3f} ≤ r_max={cfg.r_max:g}, d_src={d_src} ≥ d_min={cfg.d_min}; "
+            f"passed: r_contr={r_contr:.3f} ≤ r_max={cfg.r_max:g}, d_src={d_src} ≥ d_min={d_min}; "
             f"{n_selected} verified claims"
         )
 

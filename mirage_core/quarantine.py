@@ -6,6 +6,16 @@ coverage (five planted "sources" are five supporters). When the coordination sig
 only with support from at least ``min_support`` independence groups *outside* the flagged
 passages: an honest outlet that says the same thing lets the claim through, the planted copies
 never vouch for each other.
+
+Two rules refine it:
+
+- *A group that contradicts itself is not planted* (:func:`self_contradicting`). Planted copies
+  push one answer; passages that share phrasing but contradict each other on a fact (a polluted
+  page that copied the honest pages' wording, as the README example's does) are not one story
+  copied, and quarantining them all would drop the honest pages with the polluted one.
+- *Corroboration after a quarantine* (``MirageConfig.coordinated_d_min``): the planted passages
+  took the retrieval slots that independent corroboration would fill, so the gate may ask fewer
+  sources of what remains (:func:`gate_d_min`).
 """
 
 from __future__ import annotations
@@ -17,7 +27,7 @@ import numpy as np
 from mirage_core.graph import ClaimGraph, support_counts
 from mirage_core.types import Claim
 
-__all__ = ["outside_support", "quarantine_eligible"]
+__all__ = ["gate_d_min", "outside_support", "quarantine_eligible", "self_contradicting"]
 
 
 def outside_support(graph: ClaimGraph, groups: np.ndarray, quarantined: np.ndarray) -> np.ndarray:
@@ -38,3 +48,25 @@ def quarantine_eligible(
     if min_support <= 0 or not quarantined.any():
         return np.ones(len(claims), dtype=bool), quarantined
     return ~quarantined | (outside_support(graph, groups, quarantined) >= min_support), quarantined
+
+
+def self_contradicting(
+    passages: Sequence[int], claims: Sequence[Claim], graph: ClaimGraph, threshold: float
+) -> bool:
+    """Whether two different passages of ``passages`` hold claims that contradict each other
+    with weight ``w_contr >= threshold`` (in either direction)."""
+    if not len(graph.premise):
+        return False
+    of = np.array([c.passage_index for c in claims], dtype=np.int64)
+    members = np.asarray(list(passages), dtype=np.int64)
+    a, b = of[graph.premise], of[graph.hypothesis]
+    inside = np.isin(a, members) & np.isin(b, members) & (a != b)
+    return bool((inside & (graph.w_contr >= threshold)).any())
+
+
+def gate_d_min(d_min: int, coordinated_d_min: int | None, quarantined_any: bool) -> int:
+    """The source count the gate asks of S*: ``coordinated_d_min`` once planted passages were
+    quarantined (when set), else ``d_min``."""
+    if quarantined_any and coordinated_d_min is not None:
+        return coordinated_d_min
+    return d_min

@@ -571,7 +571,7 @@ def render_html(
 <p class="muted">{_e(routed)}</p>
 <div class="stats">
 <span>r_contr <b>{_num(verdict.r_contr)}</b> (r_max {_e(th.get("r_max", "n/a"))})</span>
-<span>d_src <b>{verdict.d_src}</b> (d_min {_e(th.get("d_min", "n/a"))})</span>
+<span>d_src <b>{verdict.d_src}</b> (d_min {_e(verdict.d_min_applied or "n/a")})</span>
 <span>claims <b>{len(verdict.claims)}</b> from <b>{verdict.n_passages}</b> passage(s)</span>
 <span>S* <b>{len(verdict.selected)}</b> claim(s)</span>
 <span>NLI pairs <b>{n_pairs}</b>: <b>{n_contr}</b> contradiction and <b>{n_supp}</b> support edges</span>

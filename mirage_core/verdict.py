@@ -98,6 +98,12 @@ class Verdict:
         return self.decision == "verified"
 
     @property
+    def d_min_applied(self) -> int | None:
+        """The source count the gate asked of S*: ``coordinated_d_min`` after a quarantine
+        (recorded in ``extras["d_min"]``), else the configured ``d_min``."""
+        return self.extras.get("d_min", self.thresholds.get("d_min"))
+
+    @property
     def verified_claims(self) -> list[Claim]:
         """Claims of S* in pick order (empty on fallback)."""
         return [self.claims[i] for i in self.selected] if self.passed else []
@@ -257,7 +263,7 @@ class Verdict:
             f"decision: {self.decision.upper()} — {self.reason}",
             f"claims: {len(self.claims)} from {self.n_passages} passage(s); "
             f"NLI edges: {len(self.graph)}; r_contr={_fmt(self.r_contr)} (r_max={self.thresholds.get('r_max')}), "
-            f"d_src={self.d_src} (d_min={self.thresholds.get('d_min')})",
+            f"d_src={self.d_src} (d_min={self.d_min_applied})",
         ]
         if self.selected:
             lines.append(f"S* ({len(self.selected)} claims, pick order):")

@@ -1,11 +1,17 @@
 """Coordinated passages are quarantined: their claims need support from outside them."""
 
 import numpy as np
+import pytest
 
 from mirage_core import Mirage, MirageConfig, Passage
 from mirage_core.claims import content_tokens
 from mirage_core.graph import ClaimGraph
-from mirage_core.quarantine import outside_support, quarantine_eligible
+from mirage_core.quarantine import (
+    gate_d_min,
+    outside_support,
+    quarantine_eligible,
+    self_contradicting,
+)
 from mirage_core.types import Claim
 
 
@@ -37,7 +43,13 @@ def test_planted_claims_need_outside_support():
     assert off.all()
 
 
-def test_flagged_group_is_quarantined_in_the_verdict(monkeypatch, fake_nli):
+AUSTRALIA = "What is the capital of Australia?"
+
+
+@pytest.fixture
+def planted_flagged(monkeypatch):
+    """Three planted copies (passages 0-2) flagged by a stubbed detector, and one honest page;
+    returns (passages, calls made to the detector)."""
     from mirage_core import coordination
 
     tails = ("as reported", "by all accounts", "as widely known")
@@ -67,19 +79,92 @@ def test_flagged_group_is_quarantined_in_the_verdict(monkeypatch, fake_nli):
         return [group]
 
     monkeypatch.setattr(coordination, "detect_coordination", fake_detect)
-    query = "What is the capital of Australia?"
-    v = Mirage(MirageConfig(coordination="text"), nli=fake_nli).defend(query, [*planted, honest])
+    return [*planted, honest], calls
+
+
+def test_flagged_group_is_quarantined_in_the_verdict(planted_flagged, fake_nli):
+    passages, calls = planted_flagged
+    cfg = MirageConfig(coordination="text", coordinated_d_min=None)
+    v = Mirage(cfg, nli=fake_nli).defend(AUSTRALIA, passages)
     assert calls and calls[0][2] is None  # the text model needs no embeddings
     assert v.decision == "fallback"
     assert v.extras["coordinated_passages"] == [0, 1, 2]
     assert "look planted (answer_focus) and were quarantined" in v.reason
+    assert "d_min=2" in v.reason  # the honest page alone is one source
     assert not any(v.claims[i].passage_index in (0, 1, 2) for i in v.selected)
     # Without the rule the planted copies corroborate each other and pass.
-    plain = Mirage(MirageConfig(coordination="none"), nli=fake_nli).defend(
-        query, [*planted, honest]
-    )
+    plain = Mirage(MirageConfig(coordination="none"), nli=fake_nli).defend(AUSTRALIA, passages)
     assert plain.decision == "verified"
     assert "coordinated_passages" not in plain.extras
+
+
+def test_after_a_quarantine_the_gate_asks_coordinated_d_min_sources(planted_flagged, fake_nli):
+    """The planted copies took the slots corroboration would fill: with ``coordinated_d_min=1``
+    the honest page that remains is delivered alone, and the verdict says which d_min applied."""
+    passages, _ = planted_flagged
+    v = Mirage(MirageConfig(coordination="text", coordinated_d_min=1), nli=fake_nli).defend(
+        AUSTRALIA, passages
+    )
+    assert v.decision == "verified", v.reason
+    assert {v.claims[i].passage_index for i in v.selected} == {3}
+    assert v.extras["d_min"] == 1 and v.d_min_applied == 1
+    assert "d_min=1" in v.reason and "(d_min=1)" in v.explain()
+    # Nothing quarantined: the configured d_min applies and nothing is recorded.
+    plain = Mirage(MirageConfig(coordinated_d_min=1), nli=fake_nli).defend(
+        AUSTRALIA, passages[3:] + passages[3:]
+    )
+    assert "d_min" not in plain.extras and plain.d_min_applied == 2
+
+
+def test_gate_d_min():
+    assert gate_d_min(2, 1, quarantined_any=True) == 1
+    assert gate_d_min(2, 1, quarantined_any=False) == 2
+    assert gate_d_min(2, None, quarantined_any=True) == 2
+
+
+def test_a_group_that_contradicts_itself_is_released(monkeypatch, fake_nli):
+    """Planted copies push one answer: a flagged group whose passages contradict each other
+    (1889 vs 1925) is not quarantined, and the verdict lists it as released."""
+    from mirage_core import coordination
+
+    passages = [
+        Passage("The tower was completed in 1889 for the fair.", source="https://a.example"),
+        Passage("The iron tower was completed in 1889 for the fair.", source="https://b.example"),
+        Passage("The tower was completed in 1925 for the fair.", source="https://c.example"),
+    ]
+
+    def fake_detect(query, texts, domains, embeddings=None, model=None):
+        g = coordination.GroupSignals(
+            (0, 1, 2), 3, ("fair",), 0.9, 0.8, 0.9, 0.1, float("nan"), float("nan"),
+            score=5.0, fired=("answer_focus",), flagged=True,
+        )  # fmt: skip
+        return [g]
+
+    monkeypatch.setattr(coordination, "detect_coordination", fake_detect)
+    query = "When was the tower completed?"
+    released = Mirage(
+        MirageConfig(coordination="text", coordination_self_conflict=0.9), nli=fake_nli
+    ).defend(query, passages)
+    assert released.extras["coordination_released"] == [[0, 1, 2]]
+    assert "coordinated_passages" not in released.extras
+    kept = Mirage(
+        MirageConfig(coordination="text", coordination_self_conflict=None), nli=fake_nli
+    ).defend(query, passages)
+    assert kept.extras["coordinated_passages"] == [0, 1, 2]
+
+
+def test_self_contradicting_needs_two_passages_of_the_group():
+    claims = _claims([0, 1, 2, 2])
+    contra = np.tile([0.01, 0.01, 0.98], (2, 1))
+    # claims 2 and 3 (both passage 2) contradict: one passage, not the group, so no.
+    inner = ClaimGraph.build(4, np.array([2]), np.array([3]), contra, 0.5)
+    assert not self_contradicting((0, 1, 2), claims, inner, 0.9)
+    # claims 0 and 2 (passages 0 and 2) contradict.
+    across = ClaimGraph.build(4, np.array([0]), np.array([2]), contra, 0.5)
+    assert self_contradicting((0, 1, 2), claims, across, 0.9)
+    assert not self_contradicting((0, 1), claims, across, 0.9)  # passage 2 is outside
+    assert not self_contradicting((0, 1, 2), claims, across, 0.99)  # under the threshold
+    assert not self_contradicting((0, 1, 2), claims, ClaimGraph.empty(4), 0.9)
 
 
 def test_paper_has_no_coordination():
