@@ -15,6 +15,15 @@ store makes them cheap). The rule, declared before looking at the report split:
 - the candidate with the highest fit-split J among those over the floor; if none is, the one
   with the highest CLEAN pass.
 
+Amended (session 5, after the ``coordinated_d_min`` candidates were run): J left out one of the
+coordinated-poisoning issue's goals, "gold + 5 poisons: the evidence holds the correct answer
+only". A gate that blocks gold + 5 outright scores as well on J as one that delivers the gold
+passage alone, so J could not see the difference between them. The rule that decides is now
+
+- J2 = J + ½ · PoisonedRAG correct-answer-only share (mean over NQ and HotpotQA),
+
+with the same floor. Both picks are printed; ties go to the candidate listed first.
+
     python benchmarks/choose_default.py NAME=RUN.json [NAME=RUN.json ...] > benchmarks/results/scoreboard-choice.md
 """
 
@@ -47,8 +56,12 @@ def figures(rows: dict[str, dict[str, Any]], split: str) -> dict[str, float]:
         get(f"{d} poisons alone blocked") - get(f"{d} gold+5: wrong answer in evidence")
         for d in prag
     ]
+    only = [get(f"{d} gold+5: correct answer only") for d in prag]
+    j = 0.5 * sum(gap) / len(gap) + 0.5 * sum(poison) / len(poison)
     return {
-        "J": 0.5 * sum(gap) / len(gap) + 0.5 * sum(poison) / len(poison),
+        "J": j,
+        "J2": j + 0.5 * sum(x or 0.0 for x in only) / len(only),
+        "correct_only": sum(x or 0.0 for x in only) / len(only),
         "clean_min": min(clean + snip_clean),
         "clean": sum(clean) / len(clean),
         "snip_clean": sum(snip_clean) / len(snip_clean) if snip_clean else float("nan"),
@@ -67,34 +80,39 @@ def main(argv: list[str]) -> int:
     fit = {name: figures(_rows(path), "fit") for name, path in runs.items()}
     report = {name: figures(_rows(path), "report") for name, path in runs.items()}
     over = [n for n in runs if fit[n]["clean_min"] >= FLOOR]
-    chosen = (
-        max(over, key=lambda n: fit[n]["J"])
-        if over
-        else max(runs, key=lambda n: fit[n]["clean_min"])
-    )
+    def pick(key: str) -> str:
+        if not over:
+            return max(runs, key=lambda n: fit[n]["clean_min"])
+        return max(over, key=lambda n: fit[n][key])
+
+    chosen, by_j = pick("J2"), pick("J")
     print(
         "Candidates (fit split decides; report split shown for the record). J = ½·gpe (CLEAN − "
         "FULL pass) + ½·PoisonedRAG (poisons alone blocked − wrong answer in gold + 5); floor: "
         f"gpe CLEAN pass ≥ {FLOOR:.0%} at every k, pages and snippets.\n"
     )
     print(
-        "| candidate | J fit | J report | gpe CLEAN pass fit / report "
+        "| candidate | J2 fit | J2 report | J fit | J report | gpe CLEAN pass fit / report "
         "| gpe snippets CLEAN pass fit / report | gpe FULL pass fit / report "
-        "| poisons alone blocked fit / report | wrong answer (gold + 5) fit / report |"
+        "| poisons alone blocked fit / report | wrong answer (gold + 5) fit / report "
+        "| correct answer only (gold + 5) fit / report |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for n in runs:
         f, r = fit[n], report[n]
         mark = " **(chosen)**" if n == chosen else ("" if n in over else " (under the floor)")
         print(
-            f"| `{n}`{mark} | {100 * f['J']:+.1f} | {100 * r['J']:+.1f} "
+            f"| `{n}`{mark} | {100 * f['J2']:+.1f} | {100 * r['J2']:+.1f} "
+            f"| {100 * f['J']:+.1f} | {100 * r['J']:+.1f} "
             f"| {100 * f['clean']:.1f}% / {100 * r['clean']:.1f}% "
             f"| {_pc(f['snip_clean'])} / {_pc(r['snip_clean'])} "
             f"| {100 * f['full']:.1f}% / {100 * r['full']:.1f}% "
             f"| {100 * f['blocked']:.1f}% / {100 * r['blocked']:.1f}% "
-            f"| {100 * f['wrong']:.1f}% / {100 * r['wrong']:.1f}% |"
+            f"| {100 * f['wrong']:.1f}% / {100 * r['wrong']:.1f}% "
+            f"| {100 * f['correct_only']:.1f}% / {100 * r['correct_only']:.1f}% |"
         )
-    print(f"\nchosen: `{chosen}`" + ("" if over else " (no candidate reached the floor)"))
+    print(f"\nchosen (J2): `{chosen}`" + ("" if over else " (no candidate reached the floor)"))
+    print(f"the original rule (J) picks: `{by_j}`")
     return 0
 
 

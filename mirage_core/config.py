@@ -102,24 +102,26 @@ class MirageConfig:
             is flagged as coordinated (2.0; needs embeddings).
         coordinated_trust: trust given to claims of a flagged group (0.0; ``None`` = unchanged).
         coordination: coordination signals (:mod:`mirage_core.coordination`) that flag planted
-            passages: ``"text"`` (answer focus and novelty; no model), ``"embedding"``
-            (answer focus and tightness; loads the embedder) or ``"none"`` (the default).
-            On web pages and on short query snippets both stop many coordinated poisons at a
-            point or a few of clean pass (docs/scoreboard.md); one-line passages (under ~13
-            content tokens) are never flagged (``CoordinationModel.min_tokens``). They stay
-            opt-in because the README example's four honest encyclopedic passages
-            (``examples/data/eiffel_tower.jsonl``, ~17 content tokens each, as long as a
-            PoisonedRAG poison, each repeating the same facts) are flagged as planted, though
-            real agreeing Wikipedia sentences rarely are (0.8%, Climate-FEVER; see
-            docs/independence.md). Claims of flagged passages are quarantined:
+            passages: ``"embedding"`` (answer focus and tightness; the default, which loads
+            the packaged all-MiniLM-L6-v2 embedder once per process), ``"text"`` (answer focus
+            and novelty; no model) or ``"none"``. Claims of flagged passages are quarantined:
             they enter S* only with support from ``coordinated_min_support`` independence
-            groups outside the flagged passages (:mod:`mirage_core.quarantine`).
+            groups outside the flagged passages (:mod:`mirage_core.quarantine`). One-line
+            passages (under ~13 content tokens) are never flagged
+            (``CoordinationModel.min_tokens``). Chosen on the fit split of the scoreboard
+            (``benchmarks/results/scoreboard-choice.md``). Known false alarm: a few short
+            passages that all repeat the same facts, with no other passage to compare them to
+            (the README example's four honest passages on their own), look planted.
         coordination_self_conflict: a flagged group two of whose passages contradict each
             other (an edge with ``w_contr`` at least this) is released, not quarantined:
-            planted copies push one answer (``None`` = off).
+            planted copies push one answer, and a polluted page that copied the honest pages'
+            wording would otherwise take them down with it (0.9: a near-certain
+            contradiction; ``None`` = off).
         coordinated_d_min: the ``d_min`` the gate applies once the coordination signals
-            quarantined passages (``None`` = ``d_min``): the planted passages took the slots
-            that independent corroboration would fill.
+            quarantined passages (1; ``None`` = ``d_min``): the planted passages took the
+            retrieval slots that independent corroboration would fill, so the honest passage
+            they outnumber is delivered alone rather than blocked with them. The verdict
+            records the value it applied (``Verdict.d_min_applied``).
         coordinated_min_support: claims of an unusually tight group (robust z ≥
             ``coordination_z``, contradiction or not) enter S* only with support from at least
             this many other groups (1; 0 = off). Planted passages corroborate only each other.
@@ -176,9 +178,9 @@ class MirageConfig:
     coordination_z: float = 2.0
     coordinated_trust: float | None = 0.0
     coordinated_min_support: int = 1
-    coordination: Coordination = "none"
-    coordination_self_conflict: float | None = None
-    coordinated_d_min: int | None = None
+    coordination: Coordination = "embedding"
+    coordination_self_conflict: float | None = 0.9
+    coordinated_d_min: int | None = 1
     block_on_tie: bool = True
     paraphrase_pairs: bool = False
     paraphrase_threshold: float = 0.75
@@ -305,6 +307,8 @@ class MirageConfig:
             contradiction_symmetry="each",
             relevance="none",
             coordination="none",
+            coordination_self_conflict=None,
+            coordinated_d_min=None,
         )
         return cls(**(base | overrides))
 

