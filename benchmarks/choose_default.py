@@ -80,6 +80,7 @@ def main(argv: list[str]) -> int:
     fit = {name: figures(_rows(path), "fit") for name, path in runs.items()}
     report = {name: figures(_rows(path), "report") for name, path in runs.items()}
     over = [n for n in runs if fit[n]["clean_min"] >= FLOOR]
+
     def pick(key: str) -> str:
         if not over:
             return max(runs, key=lambda n: fit[n]["clean_min"])
