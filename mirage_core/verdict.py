@@ -334,6 +334,13 @@ class Verdict:
                 f"(z={g['z']:.1f}) — {what if g.get('flagged') else 'tight'}; its claims need "
                 "support from another group"
             )
+        for g in self.extras.get("coordination_signals", []):
+            lines.append(f"coordination signals: {g['explain']} — quarantined")
+        for passages in self.extras.get("coordination_released", []):
+            lines.append(
+                f"coordination signals: passages {list(passages)} flagged but released: "
+                "they contradict each other (planted copies push one answer)"
+            )
         tie = self.extras.get("tie")
         if tie:
             lines.append(

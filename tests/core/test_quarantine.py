@@ -91,6 +91,7 @@ def test_flagged_group_is_quarantined_in_the_verdict(planted_flagged, fake_nli):
     assert v.extras["coordinated_passages"] == [0, 1, 2]
     assert "look planted (answer_focus) and were quarantined" in v.reason
     assert "d_min=2" in v.reason  # the honest page alone is one source
+    assert "share sydney: answer sentences 90% query + shared words" in v.explain()
     assert not any(v.claims[i].passage_index in (0, 1, 2) for i in v.selected)
     # Without the rule the planted copies corroborate each other and pass.
     plain = Mirage(MirageConfig(coordination="none"), nli=fake_nli).defend(AUSTRALIA, passages)
@@ -146,6 +147,7 @@ def test_a_group_that_contradicts_itself_is_released(monkeypatch, fake_nli):
         MirageConfig(coordination="text", coordination_self_conflict=0.9), nli=fake_nli
     ).defend(query, passages)
     assert released.extras["coordination_released"] == [[0, 1, 2]]
+    assert "passages [0, 1, 2] flagged but released" in released.explain()
     assert "coordinated_passages" not in released.extras
     kept = Mirage(
         MirageConfig(coordination="text", coordination_self_conflict=None), nli=fake_nli
