@@ -162,8 +162,9 @@ class GroupSignals:
     is the robust z of its mean cosine against the other pairs (NaN without embeddings or
     without passages outside the group). ``shared`` are the content tokens outside the query
     that every member carries (what tied them). ``tokens`` is the median number of content
-    tokens of its passages (how much text the ratios rest on). ``standardized``, ``score``, ``fired`` and
-    ``flagged`` are filled by :meth:`CoordinationModel.score`.
+    tokens of its passages (how much text the ratios rest on). ``isolated``: the group is the
+    whole evidence (no passage outside it, so no ``tightness``). ``standardized``, ``score``,
+    ``fired`` and ``flagged`` are filled by :meth:`CoordinationModel.score`.
     """
 
     passages: tuple[int, ...]
@@ -177,6 +178,7 @@ class GroupSignals:
     tightness: float
     lexical_pairs: tuple[tuple[int, int, float], ...] = ()
     tokens: float = float("nan")
+    isolated: bool = False
     standardized: dict[str, float] = field(default_factory=dict)
     score: float = float("nan")
     fired: tuple[str, ...] = ()
@@ -282,6 +284,7 @@ def group_signals(
         tightness=tightness,
         lexical_pairs=tuple(pairs[:3]),
         tokens=float(np.median([len(profile.tokens[i]) for i in idx])),
+        isolated=idx.size == len(profile.tokens),
     )
 
 
@@ -339,6 +342,13 @@ class CoordinationModel:
     exactly like planted copies, so such evidence is left to the contradiction and diversity
     gates, as without coordination signals. Fit as the largest floor that loses no planted
     group caught on the fit half (``benchmarks/coordination_signals.py``).
+
+    ``isolated_signals`` / ``isolated_threshold``: how a group that is the whole evidence is
+    scored. ``tightness`` compares the group with the query's other passages; when there are
+    none (five planted passages and nothing else, or five honest ones) it is undefined, and
+    these signals (e.g. the group's plain ``cosine`` against honest coverage's) take the
+    model's signals' place, with their own threshold. Empty: such a group is scored on the
+    model's signals that are defined.
     """
 
     signals: tuple[str, ...]
@@ -348,10 +358,12 @@ class CoordinationModel:
     fire_at: float = 1.0
     min_publishers: int = 3
     min_tokens: float = 0.0
+    isolated_signals: tuple[str, ...] = ()
+    isolated_threshold: float = math.inf
     provenance: str = ""
 
     def __post_init__(self) -> None:
-        for s in self.signals:
+        for s in (*self.signals, *self.isolated_signals):
             if s not in SIGNALS:
                 raise ValueError(f"unknown signal {s!r}; expected some of {list(SIGNALS)}")
             if s not in self.center or s not in self.scale:
@@ -371,10 +383,13 @@ class CoordinationModel:
 
     def score(self, g: GroupSignals) -> GroupSignals:
         z = self.standardize(g)
-        used = [z[s] for s in self.signals if s in z]
+        signals, threshold = self.signals, self.threshold
+        if g.isolated and self.isolated_signals and all(s in z for s in self.isolated_signals):
+            signals, threshold = self.isolated_signals, self.isolated_threshold
+        used = [z[s] for s in signals if s in z]
         score = float(np.mean(used)) if used else float("nan")
-        fired = tuple(s for s in self.signals if z.get(s, -math.inf) >= self.fire_at)
-        flagged = bool(used) and score >= self.threshold and not g.tokens < self.min_tokens
+        fired = tuple(s for s in signals if z.get(s, -math.inf) >= self.fire_at)
+        flagged = bool(used) and score >= threshold and not g.tokens < self.min_tokens
         return replace(
             g,
             standardized={k: round(v, 3) for k, v in z.items()},
@@ -397,7 +412,13 @@ class CoordinationModel:
 #: Length floor ``min_tokens`` 14 (fit half; held out it costs 1 point on the original /
 #: paraphrased / synonym poisons and no honest set changes: honest pages, a 300-char cut and
 #: query snippets all hold more content tokens per passage).
-#: Needs embeddings (``tightness``); without them :data:`TEXT_MODEL` applies.
+#: A group that is the whole evidence has no ``tightness``: it is scored on ``answer_focus`` +
+#: ``cosine`` against its own threshold, the lowest that flags at most 2% of the scoreboard's
+#: honest gpe-eval fit sets (``benchmarks/coordination_isolated.py``, honest evidence only;
+#: benchmarks/results/coordination_isolated.txt). Report split: honest sets flagged 2.7%;
+#: PoisonedRAG poisons alone caught 82% / 84% (NQ / HotpotQA), adaptive 80–100%; attack-only
+#: gpe-eval pages 46% / 26% (k = 5 / 10).
+#: Needs embeddings (``tightness``, ``cosine``); without them :data:`TEXT_MODEL` applies.
 DEFAULT_MODEL = CoordinationModel(
     signals=("answer_focus", "tightness"),
     center={
@@ -418,7 +439,10 @@ DEFAULT_MODEL = CoordinationModel(
     },
     threshold=3.773,
     min_tokens=14.0,
-    provenance="benchmarks/coordination_signals.py, seed 0 (fit half)",
+    isolated_signals=("answer_focus", "cosine"),
+    isolated_threshold=1.169,
+    provenance="benchmarks/coordination_signals.py, seed 0 (fit half); isolated groups: "
+    "benchmarks/coordination_isolated.py (scoreboard fit split)",
 )
 
 
@@ -428,7 +452,12 @@ DEFAULT_MODEL = CoordinationModel(
 #: (1–2 sentences per page, benchmarks/snippets.py) flagged 3%. Length floor 13 content tokens
 #: (fit half; held out it changes no figure).
 TEXT_MODEL = replace(
-    DEFAULT_MODEL, signals=("answer_focus", "novelty"), threshold=3.440, min_tokens=13.0
+    DEFAULT_MODEL,
+    signals=("answer_focus", "novelty"),
+    threshold=3.440,
+    min_tokens=13.0,
+    isolated_signals=(),
+    isolated_threshold=math.inf,
 )
 
 

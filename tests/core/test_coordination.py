@@ -207,3 +207,40 @@ def test_one_line_passages_are_scored_but_never_flagged(clean_passages):
     # the floor reads the median passage: planted copies of PoisonedRAG's length are flagged
     long = detect_coordination(QUERY, [*PLANTED_LONG, *HONEST], [f"p{i}" for i in range(6)])
     assert long[0].flagged and long[0].tokens >= TEXT_MODEL.min_tokens
+
+
+def test_a_group_that_is_the_whole_evidence_is_scored_on_the_isolated_signals():
+    """With no passage outside the group there is no tightness: the embedding model scores
+    such a group on answer focus + plain cosine against its own threshold; the text model
+    (no cosine) keeps its signals."""
+    rng = np.random.default_rng(0)
+    emb = rng.normal(size=(3, 8))
+    emb /= np.linalg.norm(emb, axis=1, keepdims=True)
+    prof = evidence_profile(QUERY, PLANTED, DOMAINS, emb)
+    whole = group_signals(prof, [0, 1, 2])
+    assert whole.isolated and math.isnan(whole.tightness) and math.isfinite(whole.cosine)
+    g = DEFAULT_MODEL.score(whole)
+    z = g.standardized
+    assert g.score == pytest.approx((z["answer_focus"] + z["cosine"]) / 2, abs=1e-3)
+    assert g.flagged == (
+        g.score >= DEFAULT_MODEL.isolated_threshold and g.tokens >= DEFAULT_MODEL.min_tokens
+    )
+    off = replace(DEFAULT_MODEL, isolated_signals=()).score(whole)
+    assert off.score == pytest.approx(z["answer_focus"], abs=1e-3)  # tightness undefined
+    # A group with passages outside it keeps the model's own signals.
+    prof6 = evidence_profile(
+        QUERY, PLANTED + HONEST, [*DOMAINS, "h1.example", "h2.example", "h3.example"],
+        np.vstack([emb, emb[::-1]]),
+    )  # fmt: skip
+    part = DEFAULT_MODEL.score(group_signals(prof6, [0, 1, 2]))
+    assert not part.isolated and math.isfinite(part.tightness)
+    zp = part.standardized
+    assert part.score == pytest.approx((zp["answer_focus"] + zp["tightness"]) / 2, abs=1e-3)
+    # No embeddings: no cosine, so the isolated signals cannot apply.
+    bare = group_signals(evidence_profile(QUERY, PLANTED, DOMAINS), [0, 1, 2])
+    assert bare.isolated and math.isnan(bare.cosine)
+    plain = DEFAULT_MODEL.score(bare)
+    assert plain.score == pytest.approx(plain.standardized["answer_focus"], abs=1e-3)
+    assert TEXT_MODEL.isolated_signals == ()
+    with pytest.raises(ValueError, match="unknown signal"):
+        replace(DEFAULT_MODEL, isolated_signals=("bogus",))
