@@ -296,6 +296,8 @@ def _passage_sections(
                 if isinstance(m, int):
                     group_of[m] = str(name)
     skipped = _non_claims(verdict)
+    extras = verdict.extras if isinstance(verdict.extras, dict) else {}
+    planted = set(extras.get("coordinated_passages") or ())
     out = []
     for p in range(count):
         idx = sorted(by_passage.get(p, []), key=lambda i: verdict.claims[i].start)
@@ -312,6 +314,11 @@ def _passage_sections(
                 if p in group_of and group_of[p] != domain
                 else ""
             )
+            + (
+                '<span class="dom planted">looks planted: quarantined</span>'
+                if p in planted
+                else ""
+            )
             + "</h3>"
             f'<p class="muted">{len(idx)} claim(s): {counts[SELECTED]} in S*, '
             f"{counts[REJECTED]} rejected, {counts[UNSELECTED]} not selected"
@@ -323,6 +330,28 @@ def _passage_sections(
     if not out:
         return '<p class="muted">No passages.</p>'
     return "".join(out)
+
+
+def _coordination_html(verdict: Verdict) -> str:
+    """What the coordination signals found: each quarantined group with the signals that tied
+    its passages, and each flagged group released because it contradicts itself."""
+    extras = verdict.extras if isinstance(verdict.extras, dict) else {}
+    items = [
+        f"<li>quarantined: {_e(g.get('explain', g.get('passages')))}</li>"
+        for g in extras.get("coordination_signals") or ()
+        if isinstance(g, dict)
+    ]
+    items += [
+        f"<li>released: passages {_e(list(g))} were flagged but contradict each other "
+        "(planted copies push one answer)</li>"
+        for g in extras.get("coordination_released") or ()
+    ]
+    if not items:
+        return ""
+    return (
+        '<div id="coordination"><p class="muted">Coordination signals (passages that look '
+        f"planted):</p><ul>{''.join(items)}</ul></div>"
+    )
 
 
 def _source_html(source: str) -> str:
@@ -456,6 +485,7 @@ svg .pl{font-size:12px;fill:#344054;font-family:system-ui,sans-serif}
 .pid{font-family:ui-monospace,Menlo,monospace;font-weight:700;color:#344054}
 .src{word-break:break-all}.dom{color:var(--mute);font-size:12px;border:1px solid var(--line);
 border-radius:10px;padding:0 8px}
+.dom.planted{color:var(--bad);border-color:var(--bad)}
 .text{margin:6px 0;white-space:pre-wrap;overflow-wrap:anywhere}
 mark{border-radius:3px;padding:1px 2px;color:inherit}
 mark.sel{background:var(--selbg);box-shadow:inset 0 -2px 0 var(--sel)}
@@ -577,6 +607,7 @@ def render_html(
 <span>NLI pairs <b>{n_pairs}</b>: <b>{n_contr}</b> contradiction and <b>{n_supp}</b> support edges</span>
 </div>
 {warnings}
+{_coordination_html(verdict)}
 </div>
 <h2>Claim graph</h2>
 <div class="card" id="graph">

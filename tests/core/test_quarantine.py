@@ -92,6 +92,9 @@ def test_flagged_group_is_quarantined_in_the_verdict(planted_flagged, fake_nli):
     assert "look planted (answer_focus) and were quarantined" in v.reason
     assert "d_min=2" in v.reason  # the honest page alone is one source
     assert "share sydney: answer sentences 90% query + shared words" in v.explain()
+    html = v.to_html(passages)  # the report names the planted passages and why
+    assert 'id="coordination"' in html and "quarantined: passages 0, 1, 2" in html
+    assert html.count("looks planted: quarantined") == 3
     assert not any(v.claims[i].passage_index in (0, 1, 2) for i in v.selected)
     # Without the rule the planted copies corroborate each other and pass.
     plain = Mirage(MirageConfig(coordination="none"), nli=fake_nli).defend(AUSTRALIA, passages)
@@ -148,6 +151,8 @@ def test_a_group_that_contradicts_itself_is_released(monkeypatch, fake_nli):
     ).defend(query, passages)
     assert released.extras["coordination_released"] == [[0, 1, 2]]
     assert "passages [0, 1, 2] flagged but released" in released.explain()
+    html = released.to_html(passages)
+    assert "released: passages [0, 1, 2]" in html and "looks planted" not in html
     assert "coordinated_passages" not in released.extras
     kept = Mirage(
         MirageConfig(coordination="text", coordination_self_conflict=None), nli=fake_nli
