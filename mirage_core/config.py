@@ -28,6 +28,7 @@ ContradictionSymmetry = Literal["each", "min", "mean", "max"]
 Relevance = Literal["none", "lexical"]
 Coordination = Literal["none", "text", "embedding"]
 PartnerRanking = Literal["overlap", "embedding"]
+SingleDomain = Literal["documents", "block"]
 
 
 #: Fields of earlier releases and what replaced them (a config file naming one gets told).
@@ -89,6 +90,14 @@ class MirageConfig:
             (same domain *or* near-duplicate passages, cosine ≥ ``duplicate_threshold``).
             Support inside a group is no corroboration; a contradiction inside a group still
             counts: a near-duplicate that disagrees is what an edited copy looks like.
+        single_domain: what counts as one source when every passage comes from one domain
+            (a Wikipedia dump, one company's documentation) and ``independence`` is
+            ``"domain"`` or ``"embedding"``: ``"documents"`` (each source URL or id, for
+            grouping, d_src and the coordination signals' publishers, with near-duplicate
+            documents merged into one source when passage embeddings are at hand, as by
+            ``independence="embedding"``; the verdict warns) or
+            ``"block"`` (one domain is one source, so d_src = 1 and the gate blocks every
+            such query).
         duplicate_threshold: passage cosine at which two passages (or groups, by
             ``duplicate_linkage``) are one source (0.7: chosen on the fit split of
             ``benchmarks/independence.py``).
@@ -173,6 +182,7 @@ class MirageConfig:
     fact_kinds: tuple[str, ...] = ("number", "month", "name")
     fact_similarity: float = 0.7
     independence: Independence = "domain"
+    single_domain: SingleDomain = "documents"
     duplicate_threshold: float = 0.7
     duplicate_linkage: Linkage = "average"
     coordination_z: float = 2.0
@@ -263,6 +273,7 @@ class MirageConfig:
             ("relevance", Relevance),
             ("coordination", Coordination),
             ("partner_ranking", PartnerRanking),
+            ("single_domain", SingleDomain),
             ("nli_error_policy", NLIErrorPolicy),
         ):
             allowed = get_args(kind)  # the Literal types are the one list of choices
@@ -309,6 +320,7 @@ class MirageConfig:
             coordination="none",
             coordination_self_conflict=None,
             coordinated_d_min=None,
+            single_domain="block",
         )
         return cls(**(base | overrides))
 

@@ -84,7 +84,9 @@ class _Prepared:
     non_claims: list[dict[str, object]] = field(default_factory=list)
     coordinated: list[Any] = field(default_factory=list)  # flagged GroupSignals
     passage_groups: list[str] = field(default_factory=list)
-    passage_domains: list[str] = field(default_factory=list)
+    passage_domains: list[str] = field(
+        default_factory=list
+    )  # publisher: domain, or source (single_domain)
     passage_embeddings: np.ndarray | None = None
     relevance: np.ndarray | None = None  # per claim; None when relevance="none"
     warnings: list[str] = field(default_factory=list)
@@ -252,11 +254,28 @@ class Mirage:
                 embedder = None
                 if independence == "embedding":
                     independence = "domain"
+        # Who counts as an independent publisher: the domain, or each document when the
+        # whole evidence comes from one domain (a single-publisher corpus could never reach
+        # d_min otherwise).
+        publishers = domains
+        if (
+            independence != "none"
+            and cfg.single_domain == "documents"
+            and len(set(domains)) == 1
+            and len(set(sources)) > 1
+        ):
+            publishers = sources
+            prep.warnings.append(
+                f"every passage comes from {domains[0]}: each document counts as a source "
+                "(single_domain='documents')"
+            )
         prep.passage_ids = indices
-        prep.passage_domains = domains
+        prep.passage_domains = publishers
+        if publishers is sources and prep.passage_embeddings is not None:
+            independence = "embedding"  # near-copies of one publisher's pages count once
         prep.passage_groups = independence_groups(
             sources,
-            domains,
+            publishers,
             independence,
             prep.passage_embeddings,
             cfg.duplicate_threshold,
@@ -268,7 +287,7 @@ class Mirage:
             found = detect_coordination(
                 query,
                 texts,
-                domains,
+                publishers,
                 prep.passage_embeddings if cfg.coordination == "embedding" else None,
             )
             # GroupSignals index the kept passages; report the caller's indices.

@@ -49,6 +49,7 @@ def test_defaults_and_paper():
         {"duplicate_threshold": 1.2},
         {"coordinated_min_support": -1},
         {"coordinated_d_min": 0},
+        {"single_domain": "merge"},
         {"coordinated_d_min": 1.0},
         {"coordination_self_conflict": 1.5},
         {"coordination_self_conflict": "high"},

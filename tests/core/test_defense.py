@@ -70,16 +70,28 @@ def test_empty_and_whitespace_texts(mirage, clean_passages):
     assert ok.decision == "verified" and any("passage 0 is empty" in w for w in ok.warnings)
 
 
-def test_one_source_only(mirage):
+def test_one_source_only(mirage, fake_nli):
+    """Evidence from one domain: by default each document is a source, but near-copies of one
+    page still count once; ``single_domain="block"`` is the paper's one-domain-one-source."""
     text = "The Eiffel Tower is located in Paris. The tower was completed in 1889."
-    v = mirage.defend(
-        QUERY,
-        [
-            Passage(text, source="https://one.org/a"),
-            Passage(text + " It is tall and iron.", source="https://one.org/b"),
-        ],
-    )
-    assert v.decision == "fallback" and "only one domain" in v.reason
+    copies = [
+        Passage(text, source="https://one.org/a"),
+        Passage(text + " It is tall and iron.", source="https://one.org/b"),
+    ]
+    v = mirage.defend(QUERY, copies)
+    assert any("each document counts as a source" in w for w in v.warnings)
+    assert v.decision == "fallback" and "only one" in v.reason
+    distinct = [
+        Passage("The Eiffel Tower, completed in 1889, is located in Paris.", "https://one.org/a"),
+        Passage(
+            "Gustave Eiffel's company built the tower for the 1889 World's Fair; visitors "
+            "climb its stairs or take the lifts to three levels above the Champ de Mars.",
+            "https://one.org/b",
+        ),
+    ]
+    assert mirage.defend(QUERY, distinct).d_src == 2
+    paper_like = Mirage(MirageConfig(single_domain="block"), nli=fake_nli).defend(QUERY, distinct)
+    assert paper_like.decision == "fallback" and "only one domain" in paper_like.reason
 
 
 def test_duplicate_passages_count_once(mirage, clean_passages):
