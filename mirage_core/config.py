@@ -117,7 +117,9 @@ class MirageConfig:
             they enter S* only with support from ``coordinated_min_support`` independence
             groups outside the flagged passages (:mod:`mirage_core.quarantine`). One-line
             passages (under ~13 content tokens) are never flagged
-            (``CoordinationModel.min_tokens``). Chosen on the fit split of the scoreboard
+            (``CoordinationModel.min_tokens``). The embedding model's centers and
+            thresholds were fit on all-MiniLM-L6-v2 cosines; an ``embedder`` of another
+            family shifts them. Chosen on the fit split of the scoreboard
             (``benchmarks/results/scoreboard-choice.md``). Known false alarm: a few short
             passages that all repeat the same facts, with no other passage to compare them to
             (the README example's four honest passages on their own), look planted.

@@ -17,7 +17,9 @@ class MirageEngineFields(BaseModel):
     """``k``, ``config``, ``nli`` and ``embedder`` or ``mirage``, ``output``, and the one engine
     built from them. ``embedder`` (any LangChain ``Embeddings``, callable or
     :class:`~mirage_core.embeddings.Embedder`) is used when the config needs embeddings
-    (``independence="embedding"`` or ``paraphrase_pairs``); the packaged all-MiniLM-L6-v2 otherwise."""
+    (the default's ``coordination="embedding"``, ``independence="embedding"`` or
+    ``paraphrase_pairs``); the packaged all-MiniLM-L6-v2 otherwise. The coordination signals'
+    thresholds were fit on all-MiniLM-L6-v2 cosines: another embedder shifts them."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 

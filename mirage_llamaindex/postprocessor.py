@@ -89,9 +89,11 @@ class MiragePostprocessor(BaseNodePostprocessor):
     Args:
         config: a :class:`~mirage_core.MirageConfig` (default thresholds when omitted).
         nli: an NLI backend or model name/path for the engine (the packaged model by default).
-        embedder: passage embedder when the config needs one (``independence="embedding"``):
-            a LlamaIndex embedding model, callable or :class:`~mirage_core.embeddings.Embedder`
-            (the packaged all-MiniLM-L6-v2 by default).
+        embedder: passage embedder when the config needs one (the default's
+            ``coordination="embedding"``, ``independence="embedding"``): a LlamaIndex
+            embedding model, callable or :class:`~mirage_core.embeddings.Embedder` (the
+            packaged all-MiniLM-L6-v2 by default, on which the coordination signals'
+            thresholds were fit: another embedder shifts them).
         mirage: a ready :class:`~mirage_core.Mirage` instead of ``config`` / ``nli`` / ``embedder``.
         output: ``"sentences"`` | ``"nodes"`` | ``"claims"``.
         source_keys: metadata keys tried, in order, for a node's source.
