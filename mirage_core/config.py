@@ -120,9 +120,10 @@ class MirageConfig:
             (``CoordinationModel.min_tokens``). The embedding model's centers and
             thresholds were fit on all-MiniLM-L6-v2 cosines; an ``embedder`` of another
             family shifts them. Chosen on the fit split of the scoreboard
-            (``benchmarks/results/scoreboard-choice.md``). Known false alarm: a few short
-            passages that all repeat the same facts, with no other passage to compare them to
-            (the README example's four honest passages on their own), look planted.
+            (``benchmarks/results/scoreboard-choice.md``). Known false alarm: honest
+            evidence whose passages all share one word and read alike, with nothing else
+            retrieved, looks like planted passages alone (2.7% of honest gpe-eval sets; the
+            README example's four honest passages on their own).
         coordination_self_conflict: a flagged group two of whose passages contradict each
             other (an edge with ``w_contr`` at least this) is released, not quarantined:
             planted copies push one answer, and a polluted page that copied the honest pages'

