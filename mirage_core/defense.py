@@ -19,7 +19,7 @@ from mirage_core.embeddings import Embedder, as_embedder
 from mirage_core.errors import EmbeddingError, NLIError
 from mirage_core.factcheck import fact_conflict
 from mirage_core.graph import ClaimGraph, claim_scores, support_counts
-from mirage_core.independence import coordination_report, independence_groups
+from mirage_core.independence import coordination_report, independence_groups, publishers_of
 from mirage_core.nli.base import NLIBackend, validate_probs
 from mirage_core.pair_budget import apply_budget
 from mirage_core.pairs import (
@@ -28,7 +28,7 @@ from mirage_core.pairs import (
     candidate_pairs,
     rank_by_similarity,
 )
-from mirage_core.quarantine import gate_d_min, quarantine_eligible, self_contradicting
+from mirage_core.quarantine import gate_d_min, quarantine_eligible, release_self_contradicting
 from mirage_core.relevance import edge_relevance, lexical_relevance
 from mirage_core.selection import greedy_select
 from mirage_core.types import Claim, Passage, PassageLike, to_passage
@@ -254,25 +254,13 @@ class Mirage:
                 embedder = None
                 if independence == "embedding":
                     independence = "domain"
-        # Who counts as an independent publisher: the domain, or each document when the
-        # whole evidence comes from one domain (a single-publisher corpus could never reach
-        # d_min otherwise).
-        publishers = domains
-        if (
-            independence != "none"
-            and cfg.single_domain == "documents"
-            and len(set(domains)) == 1
-            and len(set(sources)) > 1
-        ):
-            publishers = sources
-            prep.warnings.append(
-                f"every passage comes from {domains[0]}: each document counts as a source "
-                "(single_domain='documents')"
-            )
+        publishers, by_document = publishers_of(sources, domains, independence, cfg.single_domain)
+        if by_document:
+            prep.warnings.append(by_document)
+            if prep.passage_embeddings is not None:
+                independence = "embedding"  # near-copies of one publisher's pages count once
         prep.passage_ids = indices
         prep.passage_domains = publishers
-        if publishers is sources and prep.passage_embeddings is not None:
-            independence = "embedding"  # near-copies of one publisher's pages count once
         prep.passage_groups = independence_groups(
             sources,
             publishers,
@@ -517,16 +505,11 @@ class Mirage:
             # support from outside it.
             in_tight = np.isin(group_names[groups], list(tight))
             eligible &= ~in_tight | (support >= cfg.coordinated_min_support)
-        coordinated = prep.coordinated
-        if coordinated and cfg.coordination_self_conflict is not None:
-            released = [
-                g
-                for g in coordinated
-                if self_contradicting(g.passages, claims, graph, cfg.coordination_self_conflict)
-            ]
-            if released:
-                extras["coordination_released"] = [list(g.passages) for g in released]
-                coordinated = [g for g in coordinated if g not in released]
+        coordinated, released = release_self_contradicting(
+            prep.coordinated, claims, graph, cfg.coordination_self_conflict
+        )
+        if released:
+            extras["coordination_released"] = [list(g.passages) for g in released]
         if coordinated and cfg.coordinated_min_support:
             flagged = {p for g in coordinated for p in g.passages}
             allowed, quarantined = quarantine_eligible(

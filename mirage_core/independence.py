@@ -17,6 +17,27 @@ import numpy as np
 __all__ = ["CoordinatedGroup", "coordination_report", "independence_groups"]
 
 
+def publishers_of(
+    sources: Sequence[str], domains: Sequence[str], mode: str, single_domain: str
+) -> tuple[list[str], str | None]:
+    """Who counts as one publisher: each passage's domain, or each document (its source) when
+    the whole evidence comes from one domain and ``single_domain == "documents"`` (a
+    single-publisher corpus, such as a Wikipedia dump, could never reach ``d_min`` otherwise).
+    Returns the publishers and, when documents were chosen, the warning for the verdict."""
+    if (
+        mode != "none"
+        and single_domain == "documents"
+        and len(set(domains)) == 1
+        and len(set(sources)) > 1
+    ):
+        warning = (
+            f"every passage comes from {domains[0]}: each document counts as a source "
+            "(single_domain='documents')"
+        )
+        return list(sources), warning
+    return list(domains), None
+
+
 def independence_groups(
     sources: Sequence[str],
     domains: Sequence[str],

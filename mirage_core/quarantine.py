@@ -21,13 +21,20 @@ Two rules refine it:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from mirage_core.graph import ClaimGraph, support_counts
 from mirage_core.types import Claim
 
-__all__ = ["gate_d_min", "outside_support", "quarantine_eligible", "self_contradicting"]
+__all__ = [
+    "gate_d_min",
+    "outside_support",
+    "quarantine_eligible",
+    "release_self_contradicting",
+    "self_contradicting",
+]
 
 
 def outside_support(graph: ClaimGraph, groups: np.ndarray, quarantined: np.ndarray) -> np.ndarray:
@@ -62,6 +69,17 @@ def self_contradicting(
     a, b = of[graph.premise], of[graph.hypothesis]
     inside = np.isin(a, members) & np.isin(b, members) & (a != b)
     return bool((inside & (graph.w_contr >= threshold)).any())
+
+
+def release_self_contradicting(
+    flagged: Sequence[Any], claims: Sequence[Claim], graph: ClaimGraph, threshold: float | None
+) -> tuple[list[Any], list[Any]]:
+    """``(kept, released)``: the flagged groups (anything with ``.passages``) split by
+    :func:`self_contradicting` at ``threshold`` (``None``: nothing is released)."""
+    if threshold is None or not flagged:
+        return list(flagged), []
+    released = [g for g in flagged if self_contradicting(g.passages, claims, graph, threshold)]
+    return [g for g in flagged if g not in released], released
 
 
 def gate_d_min(d_min: int, coordinated_d_min: int | None, quarantined_any: bool) -> int:

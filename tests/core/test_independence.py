@@ -350,3 +350,15 @@ def test_embedder_failures_follow_the_error_policy(fake_nli, failure):
     assert opened.passed and any("independence by domain only" in w for w in opened.warnings)
     assert opened.candidate_stats["paraphrase_pairs"] == 0
     assert "Alice Walker" in delivered(opened)
+
+
+def test_publishers_of_counts_documents_only_in_single_domain_evidence():
+    from mirage_core.independence import publishers_of
+
+    src = ["https://w.org/a", "https://w.org/b"]
+    pubs, warning = publishers_of(src, ["w.org", "w.org"], "domain", "documents")
+    assert pubs == src and "each document counts as a source" in warning
+    assert publishers_of(src, ["w.org", "w.org"], "domain", "block") == (["w.org", "w.org"], None)
+    assert publishers_of(src, ["w.org", "x.org"], "domain", "documents")[1] is None
+    assert publishers_of(src, ["w.org", "w.org"], "none", "documents")[1] is None
+    assert publishers_of(src[:1] * 2, ["w.org", "w.org"], "domain", "documents")[1] is None
