@@ -45,19 +45,19 @@ SIGNALS = ("answer_focus", "cosine")
 
 def isolated_score(query: str, passages: list, embedder) -> float:
     """The highest isolated-group score of one evidence set (-inf when it has none above the
-    model's length floor)."""
+    model's length floor), as :meth:`CoordinationModel.score` computes it with ``SIGNALS`` as
+    the isolated signals."""
     texts = [p.text for p in passages]
     domains = [p.resolved_domain(i) for i, p in enumerate(passages)]
-    model = replace(DEFAULT_MODEL, isolated_signals=())
+    model = replace(DEFAULT_MODEL, isolated_signals=SIGNALS, isolated_threshold=math.inf)
     profile = evidence_profile(query, texts, domains, embedder.embed(texts))
     best = -math.inf
     for members, anchors in candidate_groups(profile, model.min_publishers):
         g = group_signals(profile, members, anchors)
         if not g.isolated or g.tokens < model.min_tokens:
             continue
-        z = model.standardize(g)
-        if all(s in z for s in SIGNALS):
-            best = max(best, float(np.mean([z[s] for s in SIGNALS])))
+        if all(s in model.standardize(g) for s in SIGNALS):  # else score() uses other signals
+            best = max(best, model.score(g).score)
     return best
 
 

@@ -84,9 +84,8 @@ class _Prepared:
     non_claims: list[dict[str, object]] = field(default_factory=list)
     coordinated: list[Any] = field(default_factory=list)  # flagged GroupSignals
     passage_groups: list[str] = field(default_factory=list)
-    passage_domains: list[str] = field(
-        default_factory=list
-    )  # publisher: domain, or source (single_domain)
+    # Each kept passage's publisher: its domain, or its source under single_domain.
+    passage_domains: list[str] = field(default_factory=list)
     passage_embeddings: np.ndarray | None = None
     relevance: np.ndarray | None = None  # per claim; None when relevance="none"
     warnings: list[str] = field(default_factory=list)

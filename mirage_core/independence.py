@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["CoordinatedGroup", "coordination_report", "independence_groups"]
+__all__ = ["CoordinatedGroup", "coordination_report", "independence_groups", "publishers_of"]
 
 
 def publishers_of(

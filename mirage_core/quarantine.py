@@ -57,6 +57,20 @@ def quarantine_eligible(
     return ~quarantined | (outside_support(graph, groups, quarantined) >= min_support), quarantined
 
 
+def _edge_passages(claims: Sequence[Claim], graph: ClaimGraph) -> tuple[np.ndarray, np.ndarray]:
+    """The passage of each edge's premise and hypothesis."""
+    of = np.array([c.passage_index for c in claims], dtype=np.int64)
+    return of[graph.premise], of[graph.hypothesis]
+
+
+def _contradicts_within(
+    passages: Sequence[int], a: np.ndarray, b: np.ndarray, w_contr: np.ndarray, threshold: float
+) -> bool:
+    members = np.asarray(list(passages), dtype=np.int64)
+    inside = np.isin(a, members) & np.isin(b, members) & (a != b)
+    return bool((inside & (w_contr >= threshold)).any())
+
+
 def self_contradicting(
     passages: Sequence[int], claims: Sequence[Claim], graph: ClaimGraph, threshold: float
 ) -> bool:
@@ -64,11 +78,8 @@ def self_contradicting(
     with weight ``w_contr >= threshold`` (in either direction)."""
     if not len(graph.premise):
         return False
-    of = np.array([c.passage_index for c in claims], dtype=np.int64)
-    members = np.asarray(list(passages), dtype=np.int64)
-    a, b = of[graph.premise], of[graph.hypothesis]
-    inside = np.isin(a, members) & np.isin(b, members) & (a != b)
-    return bool((inside & (graph.w_contr >= threshold)).any())
+    a, b = _edge_passages(claims, graph)
+    return _contradicts_within(passages, a, b, graph.w_contr, threshold)
 
 
 def release_self_contradicting(
@@ -76,9 +87,12 @@ def release_self_contradicting(
 ) -> tuple[list[Any], list[Any]]:
     """``(kept, released)``: the flagged groups (anything with ``.passages``) split by
     :func:`self_contradicting` at ``threshold`` (``None``: nothing is released)."""
-    if threshold is None or not flagged:
+    if threshold is None or not flagged or not len(graph.premise):
         return list(flagged), []
-    released = [g for g in flagged if self_contradicting(g.passages, claims, graph, threshold)]
+    a, b = _edge_passages(claims, graph)  # once for every group
+    released = [
+        g for g in flagged if _contradicts_within(g.passages, a, b, graph.w_contr, threshold)
+    ]
     return [g for g in flagged if g not in released], released
 
 

@@ -336,8 +336,9 @@ def _coordination_html(verdict: Verdict) -> str:
     """What the coordination signals found: each quarantined group with the signals that tied
     its passages, and each flagged group released because it contradicts itself."""
     extras = verdict.extras if isinstance(verdict.extras, dict) else {}
+    fate = "quarantined" if extras.get("coordinated_passages") else "flagged"
     items = [
-        f"<li>quarantined: {_e(g.get('explain', g.get('passages')))}</li>"
+        f"<li>{fate}: {_e(g.get('explain', g.get('passages')))}</li>"
         for g in extras.get("coordination_signals") or ()
         if isinstance(g, dict)
     ]

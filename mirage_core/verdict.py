@@ -334,8 +334,10 @@ class Verdict:
                 f"(z={g['z']:.1f}) — {what if g.get('flagged') else 'tight'}; its claims need "
                 "support from another group"
             )
+        # Flagged groups are quarantined unless coordinated_min_support = 0 turned that off.
+        fate = "quarantined" if self.extras.get("coordinated_passages") else "flagged"
         for g in self.extras.get("coordination_signals", []):
-            lines.append(f"coordination signals: {g['explain']} — quarantined")
+            lines.append(f"coordination signals: {g['explain']} — {fate}")
         for passages in self.extras.get("coordination_released", []):
             lines.append(
                 f"coordination signals: passages {list(passages)} flagged but released: "

@@ -95,6 +95,13 @@ def test_flagged_group_is_quarantined_in_the_verdict(planted_flagged, fake_nli):
     html = v.to_html(passages)  # the report names the planted passages and why
     assert 'id="coordination"' in html and "quarantined: passages 0, 1, 2" in html
     assert html.count("looks planted: quarantined") == 3
+    # With the quarantine off the groups are still reported, as flagged, not as quarantined.
+    off = Mirage(MirageConfig(coordination="text", coordinated_min_support=0), nli=fake_nli).defend(
+        AUSTRALIA, passages
+    )
+    assert "coordinated_passages" not in off.extras
+    assert "share sydney" in off.explain() and "— flagged" in off.explain()
+    assert "quarantined" not in off.explain() and "<li>flagged: " in off.to_html(passages)
     assert not any(v.claims[i].passage_index in (0, 1, 2) for i in v.selected)
     # Without the rule the planted copies corroborate each other and pass.
     plain = Mirage(MirageConfig(coordination="none"), nli=fake_nli).defend(AUSTRALIA, passages)
