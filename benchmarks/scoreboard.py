@@ -50,6 +50,7 @@ from mirage_core.evaluation.datasets import Dataset, load_dataset, load_gpe, sub
 from mirage_core.evaluation.harness import (
     InstanceRecord,
     _metrics,
+    contains_answer,
     run_benchmark,
 )
 
@@ -191,6 +192,42 @@ def _pair_conflicts(records: list[InstanceRecord], system: str, kind: str) -> tu
         hit += int(contra[mask].sum())
         total += int(mask.sum())
     return hit, total
+
+
+def _answer_pairs(records: list[InstanceRecord], system: str) -> tuple[int, int, int]:
+    """Answer-bearing gold-vs-poison claim pairs of PoisonedRAG gold + 5: a clean claim that
+    states the correct answer (and not the poison's) against a poison claim that states the
+    poison's answer (and not the correct one), in different passages. Returns (pairs, pairs
+    NLI scored, pairs called contradiction): a pair never sent to NLI is a conflict missed."""
+    total = scored = hit = 0
+    for rec in records:
+        v = rec.verdicts.get(system)
+        if v is None or not rec.correct or not rec.incorrect:
+            continue
+        gold, poison = [], []
+        for i, c in enumerate(v.claims):
+            right = contains_answer(c.text, rec.correct)
+            wrong = contains_answer(c.text, rec.incorrect)
+            if not rec.polluted[i] and right and not wrong:
+                gold.append(i)
+            elif rec.polluted[i] and wrong and not right:
+                poison.append(i)
+        if not gold or not poison:
+            continue
+        g = v.graph
+        n_dir = len(g) // 2
+        called: dict[tuple[int, int], bool] = {}
+        for k in range(n_dir):
+            a, b = int(g.premise[k]), int(g.hypothesis[k])
+            called[(min(a, b), max(a, b))] = bool(g.w_contr[k] > 0 or g.w_contr[k + n_dir] > 0)
+        for x in gold:
+            for y in poison:
+                key = (min(x, y), max(x, y))
+                total += 1
+                if key in called:
+                    scored += 1
+                    hit += called[key]
+    return total, scored, hit
 
 
 def measure(records: list[InstanceRecord], system: str, regime: str, metric: str) -> float | None:
@@ -350,6 +387,27 @@ def score_rows(
             cells.append(f"{_pc(value)} of {total}")
         table.append(row)
         lines.append(f"| {label} | {goal} | " + " | ".join(cells) + " |")
+    # The same question asked of the pairs that carry the two answers (diagnostic, no goal):
+    # how many reach NLI at all (τ, pair budget), and how many are called contradiction.
+    cells = []
+    row = {"measure": "answer-bearing gold-vs-poison claim pairs called contradiction", "goal": "—"}
+    for s, sp in cols:
+        if s == "ragdefender":
+            cells.append("—")
+            continue
+        total = scored = hit = 0
+        for ds, recs in records.items():
+            if not ds.startswith("poisonedrag") or ":" in ds:
+                continue
+            part = [r for r in recs if r.regime == "mixed" and split_of(ds, r.qid, seed) == sp]
+            t, sc, h = _answer_pairs(part, s)
+            total, scored, hit = total + t, scored + sc, hit + h
+        row[f"{s}:{sp}"] = hit / total if total else None
+        row[f"{s}:{sp}:pairs"] = total
+        row[f"{s}:{sp}:scored"] = scored
+        cells.append(f"{_pc(hit / total if total else None)} of {total} ({scored} NLI-scored)")
+    table.append(row)
+    lines.append(f"| {row['measure']} (PoisonedRAG gold+5) | — | " + " | ".join(cells) + " |")
     lines.append(
         "| goals met | | " + " | ".join(f"{met[c][0]} of {met[c][1]}" for c in cols) + " |"
     )

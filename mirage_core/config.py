@@ -124,6 +124,13 @@ class MirageConfig:
             evidence whose passages all share one word and read alike, with nothing else
             retrieved, looks like planted passages alone (2.7% of honest gpe-eval sets; the
             README example's four honest passages on their own).
+        coordination_threshold: the score at which the coordination model flags a group
+            (``None``: the model's fitted threshold, 3.773 for the embedding model, 3.440 for
+            the text model; :data:`~mirage_core.coordination.DEFAULT_MODEL`). Lower flags more
+            planted groups and more honest ones.
+        coordination_isolated_threshold: the same for a group that is the whole evidence
+            (``None``: the model's, 1.169 for the embedding model; the text model has no
+            isolated scoring and ignores it).
         coordination_self_conflict: a flagged group two of whose passages contradict each
             other (an edge with ``w_contr`` at least this) is released, not quarantined:
             planted copies push one answer, and a polluted page that copied the honest pages'
@@ -192,6 +199,8 @@ class MirageConfig:
     coordinated_trust: float | None = 0.0
     coordinated_min_support: int = 1
     coordination: Coordination = "embedding"
+    coordination_threshold: float | None = None
+    coordination_isolated_threshold: float | None = None
     coordination_self_conflict: float | None = 0.9
     coordinated_d_min: int | None = 1
     block_on_tie: bool = True
@@ -262,6 +271,14 @@ class MirageConfig:
         positive_int("coordinated_d_min", allow_none=True)
         if self.coordination_self_conflict is not None:
             unit("coordination_self_conflict")
+        for name in ("coordination_threshold", "coordination_isolated_threshold"):
+            value = getattr(self, name)
+            if value is not None and (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not math.isfinite(value)
+            ):
+                raise ValueError(f"{name} must be a finite number or None, got {value!r}")
         positive_int("min_claim_tokens")
         positive_int("max_claims_per_passage")
         positive_int("max_passage_chars")

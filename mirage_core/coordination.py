@@ -55,6 +55,7 @@ __all__ = [
     "evidence_profile",
     "group_signals",
     "lexical_matrix",
+    "model_for",
     "shingles",
 ]
 
@@ -459,6 +460,24 @@ TEXT_MODEL = replace(
     isolated_signals=(),
     isolated_threshold=math.inf,
 )
+
+
+def model_for(
+    embeddings: bool,
+    threshold: float | None = None,
+    isolated_threshold: float | None = None,
+) -> CoordinationModel:
+    """:data:`DEFAULT_MODEL` (with ``embeddings``) or :data:`TEXT_MODEL`, with its thresholds
+    replaced where given (``MirageConfig.coordination_threshold`` /
+    ``coordination_isolated_threshold``). The text model has no isolated scoring, so
+    ``isolated_threshold`` leaves it unchanged."""
+    model = DEFAULT_MODEL if embeddings else TEXT_MODEL
+    changes: dict[str, float] = {}
+    if threshold is not None:
+        changes["threshold"] = float(threshold)
+    if isolated_threshold is not None and model.isolated_signals:
+        changes["isolated_threshold"] = float(isolated_threshold)
+    return replace(model, **changes) if changes else model
 
 
 def detect_coordination(

@@ -269,13 +269,19 @@ class Mirage:
             cfg.duplicate_linkage,
         )
         if cfg.coordination != "none" and len(kept) > 2:
-            from mirage_core.coordination import detect_coordination
+            from mirage_core.coordination import detect_coordination, model_for
 
+            embeddings = prep.passage_embeddings if cfg.coordination == "embedding" else None
             found = detect_coordination(
                 query,
                 texts,
                 publishers,
-                prep.passage_embeddings if cfg.coordination == "embedding" else None,
+                embeddings,
+                model_for(
+                    embeddings is not None,
+                    cfg.coordination_threshold,
+                    cfg.coordination_isolated_threshold,
+                ),
             )
             # GroupSignals index the kept passages; report the caller's indices.
             prep.coordinated = [

@@ -18,6 +18,7 @@ from mirage_core.coordination import (
     evidence_profile,
     group_signals,
     lexical_matrix,
+    model_for,
     shingles,
 )
 
@@ -244,3 +245,30 @@ def test_a_group_that_is_the_whole_evidence_is_scored_on_the_isolated_signals():
     assert TEXT_MODEL.isolated_signals == ()
     with pytest.raises(ValueError, match="unknown signal"):
         replace(DEFAULT_MODEL, isolated_signals=("bogus",))
+
+
+def test_model_for_replaces_only_the_thresholds_it_is_given():
+    assert model_for(True) is DEFAULT_MODEL and model_for(False) is TEXT_MODEL
+    m = model_for(True, threshold=2.5, isolated_threshold=0.5)
+    assert (m.threshold, m.isolated_threshold) == (2.5, 0.5)
+    assert m.signals == DEFAULT_MODEL.signals and m.center == DEFAULT_MODEL.center
+    # the text model has no isolated scoring: an isolated threshold leaves it as it is
+    t = model_for(False, isolated_threshold=0.5)
+    assert t is TEXT_MODEL and math.isinf(t.isolated_threshold)
+    assert model_for(False, threshold=9.0).threshold == 9.0
+
+
+def test_config_thresholds_decide_what_the_defense_flags(fake_nli):
+    """``coordination_threshold`` reaches the detector: the planted group flagged at the
+    model's threshold is left alone at a threshold no group reaches."""
+    from mirage_core import Mirage, MirageConfig, Passage
+
+    passages = [
+        Passage(t, source=f"https://p{i}.example/a") for i, t in enumerate([*PLANTED_LONG, *HONEST])
+    ]
+    base = MirageConfig(coordination="text", coordination_self_conflict=None)
+    fitted = Mirage(base, nli=fake_nli).defend(QUERY, passages)
+    assert fitted.extras["coordinated_passages"] == [0, 1, 2]
+    strict = Mirage(base.replace(coordination_threshold=1e6), nli=fake_nli).defend(QUERY, passages)
+    assert "coordinated_passages" not in strict.extras
+    assert "coordination_signals" not in strict.extras
