@@ -165,7 +165,8 @@ class GroupSignals:
     that every member carries (what tied them). ``tokens`` is the median number of content
     tokens of its passages (how much text the ratios rest on). ``isolated``: the group is the
     whole evidence (no passage outside it, so no ``tightness``). ``standardized``, ``score``,
-    ``fired`` and ``flagged`` are filled by :meth:`CoordinationModel.score`.
+    ``threshold`` (what the score was compared with: the model's group or isolated
+    threshold), ``fired`` and ``flagged`` are filled by :meth:`CoordinationModel.score`.
     """
 
     passages: tuple[int, ...]
@@ -182,6 +183,7 @@ class GroupSignals:
     isolated: bool = False
     standardized: dict[str, float] = field(default_factory=dict)
     score: float = float("nan")
+    threshold: float = float("nan")
     fired: tuple[str, ...] = ()
     flagged: bool = False
 
@@ -206,6 +208,8 @@ class GroupSignals:
             detail[s] for s in SIGNALS if math.isfinite(self.value(s))
         ]
         tail = f"; score {self.score:.2f}" if math.isfinite(self.score) else ""
+        if tail and math.isfinite(self.threshold):
+            tail += f" {'≥' if self.score >= self.threshold else '<'} {self.threshold:.2f}"
         pairs = ""
         if "lexical" in self.fired and self.lexical_pairs:
             a, b, c = self.lexical_pairs[0]
@@ -395,6 +399,7 @@ class CoordinationModel:
             g,
             standardized={k: round(v, 3) for k, v in z.items()},
             score=score,
+            threshold=threshold,
             fired=fired,
             flagged=flagged,
         )

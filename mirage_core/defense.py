@@ -528,6 +528,7 @@ class Mirage:
                 {
                     "passages": list(g.passages),
                     "score": g.score,
+                    "threshold": g.threshold,
                     "fired": list(g.fired),
                     "shared": list(g.shared),
                     "explain": g.explain(),

@@ -226,6 +226,7 @@ def test_a_group_that_is_the_whole_evidence_is_scored_on_the_isolated_signals():
     assert g.flagged == (
         g.score >= DEFAULT_MODEL.isolated_threshold and g.tokens >= DEFAULT_MODEL.min_tokens
     )
+    assert g.threshold == DEFAULT_MODEL.isolated_threshold
     off = replace(DEFAULT_MODEL, isolated_signals=()).score(whole)
     assert off.score == pytest.approx(z["answer_focus"], abs=1e-3)  # tightness undefined
     # A group with passages outside it keeps the model's own signals.
@@ -237,6 +238,7 @@ def test_a_group_that_is_the_whole_evidence_is_scored_on_the_isolated_signals():
     assert not part.isolated and math.isfinite(part.tightness)
     zp = part.standardized
     assert part.score == pytest.approx((zp["answer_focus"] + zp["tightness"]) / 2, abs=1e-3)
+    assert part.threshold == DEFAULT_MODEL.threshold
     # No embeddings: no cosine, so the isolated signals cannot apply.
     bare = group_signals(evidence_profile(QUERY, PLANTED, DOMAINS), [0, 1, 2])
     assert bare.isolated and math.isnan(bare.cosine)
@@ -272,3 +274,9 @@ def test_config_thresholds_decide_what_the_defense_flags(fake_nli):
     strict = Mirage(base.replace(coordination_threshold=1e6), nli=fake_nli).defend(QUERY, passages)
     assert "coordinated_passages" not in strict.extras
     assert "coordination_signals" not in strict.extras
+    # the verdict says what each flagged group's score was compared with
+    (group,) = fitted.extras["coordination_signals"]
+    assert group["threshold"] == TEXT_MODEL.threshold <= group["score"]
+    assert f"≥ {TEXT_MODEL.threshold:.2f}" in group["explain"]
+    lower = Mirage(base.replace(coordination_threshold=1.0), nli=fake_nli).defend(QUERY, passages)
+    assert lower.extras["coordination_signals"][0]["threshold"] == 1.0
