@@ -1,13 +1,16 @@
-"""Offline gate calibration: a grid over r_max, d_min (and τ, κ) on cached NLI outputs.
+"""Offline gate calibration: a grid over r_max, d_min (and τ, κ, the coordination thresholds)
+on cached NLI outputs.
 
 The NLI model runs once per pair. A prefill pass runs the engine with the loosest τ of the grid
 and no pair budget, which puts every pair any grid point can ask for into the backend's pair
 cache; every grid point then re-runs the engine on cache hits only (the number of cache misses
 during the grid is counted and must be 0). r_max and d_min act on the gate alone — S*, r_contr
-and d_src do not depend on them — so the engine runs once per (τ, κ) with the loosest gate
+and d_src do not depend on them — so the engine runs once per (τ, κ, coordination thresholds:
+they change what is quarantined, not which pairs are scored) with the loosest gate
 (r_max = 1, d_min = 1; any other blocking rule, such as ``block_on_tie``, still applies) and the
 decision of each (r_max, d_min) is read off its verdicts: pass iff the loose run passed,
-r_contr ≤ r_max and d_src ≥ d_min, exactly as ``Mirage._gate`` decides.
+r_contr ≤ r_max and d_src ≥ d_min (``coordinated_d_min`` where the coordination signals
+quarantined passages), exactly as ``Mirage._gate`` decides.
 
 Thresholds are fitted on a seeded split of the queries (``fit_fraction``) and reported on the
 held-out rest. Objectives (:data:`OBJECTIVES`) are maximized subject to a floor on the MIXED
@@ -35,9 +38,12 @@ from mirage_core.defense import Mirage
 from mirage_core.evaluation.datasets import Dataset
 from mirage_core.evaluation.harness import claim_pollution, contains_answer, corroborated_clean
 from mirage_core.pollution.families import rng_for
+from mirage_core.quarantine import gate_d_min
 
 __all__ = [
     "DEFAULT_GRID",
+    "ENGINE_PARAMS",
+    "GRID_PARAMS",
     "OBJECTIVES",
     "CalibrationResult",
     "GridPoint",
@@ -49,6 +55,15 @@ DEFAULT_GRID: dict[str, tuple[float, ...]] = {
     "r_max": (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.7, 1.0),
     "d_min": (1, 2, 3),
 }
+
+#: Grid parameters that change S* (one engine run per combination); r_max and d_min only gate.
+ENGINE_PARAMS: tuple[str, ...] = (
+    "tau",
+    "kappa",
+    "coordination_threshold",
+    "coordination_isolated_threshold",
+)
+GRID_PARAMS: tuple[str, ...] = (*ENGINE_PARAMS, "r_max", "d_min")
 
 OBJECTIVES: dict[str, str] = {
     "pass_gap": "CLEAN pass rate − FULL pass rate",
@@ -78,10 +93,25 @@ class GridPoint:
     d_min: int
     fit: dict[str, Any]
     held_out: dict[str, Any] = field(default_factory=dict)
+    # None: the coordination model's own threshold (the grid did not vary it).
+    coordination_threshold: float | None = None
+    coordination_isolated_threshold: float | None = None
 
     @property
     def params(self) -> dict[str, Any]:
-        return {"tau": self.tau, "kappa": self.kappa, "r_max": self.r_max, "d_min": self.d_min}
+        out: dict[str, Any] = {
+            "tau": self.tau,
+            "kappa": self.kappa,
+            "r_max": self.r_max,
+            "d_min": self.d_min,
+        }
+        for name in ("coordination_threshold", "coordination_isolated_threshold"):
+            if getattr(self, name) is not None:
+                out[name] = getattr(self, name)
+        return out
+
+    def key(self) -> tuple:
+        return tuple(getattr(self, name) for name in GRID_PARAMS)
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.params, "fit": self.fit, "held_out": self.held_out}
@@ -122,25 +152,42 @@ class CalibrationResult:
         Path(path).write_text(json.dumps(self.to_dict(), indent=2, default=_json_default) + "\n")
 
     def table_markdown(self, top: int = 15) -> str:
-        head = (
-            "| τ | κ | r_max | d_min | pass CLEAN | pass MIXED | pass FULL | retention MIXED | "
-            "contamination MIXED | objective (fit) | objective (held-out) |\n"
-            "|---|---|---|---|---|---|---|---|---|---|---|"
-        )
-        lines = [head]
         shown = list(self.table[:top])
         if all(p is not self.base for p in shown):
             shown.append(self.base)
+        # The coordination thresholds get a column when the grid varied them.
+        coord = any(
+            p.coordination_threshold is not None or p.coordination_isolated_threshold is not None
+            for p in self.table
+        )
+        head = (
+            "| τ | κ | "
+            + ("coordination (group / whole) | " if coord else "")
+            + "r_max | d_min | pass CLEAN | pass MIXED | pass FULL | retention MIXED | "
+            "contamination MIXED | objective (fit) | objective (held-out) |\n"
+            + "|---" * (11 + coord)
+            + "|"
+        )
+        lines = [head]
         for p in shown:
             tag = " (best)" if p is self.best else (" (base)" if p is self.base else "")
             f = p.fit
+            c = (
+                f"{_thr(p.coordination_threshold)} / {_thr(p.coordination_isolated_threshold)} | "
+                if coord
+                else ""
+            )
             lines.append(
-                f"| {p.tau:g} | {p.kappa:g} | {p.r_max:g}{tag} | {p.d_min} | {_pct(f.get('pass_clean'))} | "
+                f"| {p.tau:g} | {p.kappa:g} | {c}{p.r_max:g}{tag} | {p.d_min} | {_pct(f.get('pass_clean'))} | "
                 f"{_pct(f.get('pass_mixed'))} | {_pct(f.get('pass_full'))} | {_pct(f.get('retention_mixed'))} | "
                 f"{_pct(f.get('contamination_mixed'))} | {_num(f.get('objective'))} | "
                 f"{_num(p.held_out.get('objective')) if p.held_out else '—'} |"
             )
         return "\n".join(lines)
+
+
+def _thr(x: float | None) -> str:
+    return "model" if x is None else f"{x:g}"
 
 
 def _pct(x: float | None) -> str:
@@ -200,13 +247,15 @@ def calibrate(
     progress: Callable[[int], None] | None = None,
     log: Callable[[str], None] | None = print,
 ) -> CalibrationResult:
-    """Fit r_max, d_min (and τ, κ when the grid lists them) on a split of ``dataset``.
+    """Fit r_max, d_min (and τ, κ and the coordination thresholds when the grid lists them) on
+    a split of ``dataset``.
 
     Args:
         nli: the NLI backend; one with a pair cache (``CachedNLI``) is used as is, any other
             is wrapped in one. The cache is enlarged for the run if needed so nothing is evicted.
         base: the configuration whose other fields the result keeps (default ``MirageConfig()``).
-        grid: values per parameter (``r_max``, ``d_min``, ``tau``, ``kappa``); parameters left
+        grid: values per parameter (``r_max``, ``d_min``, ``tau``, ``kappa``,
+            ``coordination_threshold``, ``coordination_isolated_threshold``); parameters left
             out keep ``base``'s value. Default :data:`DEFAULT_GRID`.
         objective: a key of :data:`OBJECTIVES`.
         min_retention: floor on MIXED retention (``None``: no floor). When no grid point meets
@@ -220,17 +269,14 @@ def calibrate(
         raise ValueError(f"unknown objective {objective!r}; expected one of {list(OBJECTIVES)}")
     base = base or MirageConfig()
     grid = dict(DEFAULT_GRID if grid is None else grid)
-    unknown = set(grid) - {"r_max", "d_min", "tau", "kappa"}
+    unknown = set(grid) - set(GRID_PARAMS)
     if unknown:
-        raise ValueError(f"grid keys must be r_max, d_min, tau, kappa; got {sorted(unknown)}")
-    values = {
-        name: sorted(
-            {
-                float(v) if name != "d_min" else int(v)
-                for v in grid.get(name, (getattr(base, name),))
-            }
-        )
-        for name in ("tau", "kappa", "r_max", "d_min")
+        raise ValueError(f"grid keys must be {', '.join(GRID_PARAMS)}; got {sorted(unknown)}")
+    values: dict[str, list[Any]] = {
+        name: sorted({float(v) if name != "d_min" else int(v) for v in grid[name]})
+        if name in grid
+        else [getattr(base, name)]  # may be None: the coordination model's own threshold
+        for name in GRID_PARAMS
     }
     for name, vals in values.items():  # validate every value through MirageConfig
         for v in vals:
@@ -273,12 +319,11 @@ def calibrate(
         misses_before = cache.misses
         hits_before = cache.hits
         table: list[GridPoint] = []
-        for tau, kappa in itertools.product(values["tau"], values["kappa"]):
+        for combo in itertools.product(*(values[name] for name in ENGINE_PARAMS)):
+            point = dict(zip(ENGINE_PARAMS, combo, strict=True))
             # The loosest gate: a verdict then passes unless S* is empty or a gate condition
             # that does not depend on r_max / d_min blocks it (e.g. block_on_tie).
-            engine = Mirage(
-                base.replace(tau=tau, kappa=kappa, r_max=1.0, d_min=1), nli=backend, embedder=shared
-            )
+            engine = Mirage(base.replace(**point, r_max=1.0, d_min=1), nli=backend, embedder=shared)
             verdicts = _batched(engine, instances, batch_size, progress)
             n = len(verdicts)
             has_sel = np.zeros(n, dtype=bool)
@@ -289,15 +334,18 @@ def calibrate(
             kept = np.zeros(n)
             correct = np.zeros(n, dtype=bool)
             wrong = np.zeros(n, dtype=bool)
+            # After a quarantine the gate asks coordinated_d_min sources, not d_min.
+            quarantined = np.zeros(n, dtype=bool)
             for j, (inst, v) in enumerate(zip(instances, verdicts, strict=True)):
                 if [c.text for c in v.claims] != [c.text for c in reference[j].claims]:
                     raise RuntimeError(
-                        "claims differ between grid points (only τ, κ, r_max, d_min may vary)"
+                        "claims differ between grid points (only the grid's parameters may vary)"
                     )
                 sel = np.asarray(v.selected, dtype=np.int64)
                 has_sel[j] = v.passed and sel.size > 0 and v.nli_error is None
                 r[j] = v.r_contr if math.isfinite(v.r_contr) else np.inf
                 d[j] = v.d_src
+                quarantined[j] = bool(v.extras.get("quarantined_claims"))
                 n_deliv[j] = sel.size
                 n_poll[j] = polluted[j][sel].sum() if sel.size else 0
                 kept[j] = corr[j][sel].sum() if sel.size else 0
@@ -306,7 +354,10 @@ def calibrate(
                     correct[j] = contains_answer(text, inst.correct)
                     wrong[j] = contains_answer(text, inst.incorrect)
             for r_max, d_min in itertools.product(values["r_max"], values["d_min"]):
-                passed = has_sel & (r <= r_max) & (d >= d_min)  # as Mirage._gate decides
+                need = np.where(
+                    quarantined, gate_d_min(int(d_min), base.coordinated_d_min, True), d_min
+                )
+                passed = has_sel & (r <= r_max) & (d >= need)  # as Mirage._gate decides
                 stats = dict(
                     passed=passed,
                     n_deliv=n_deliv,
@@ -320,7 +371,18 @@ def calibrate(
                 )
                 fit = _score(stats, split, objective)
                 held = _score(stats, ~split, objective) if (~split).any() else {}
-                table.append(GridPoint(tau, kappa, r_max, int(d_min), fit, held))
+                table.append(
+                    GridPoint(
+                        point["tau"],
+                        point["kappa"],
+                        r_max,
+                        int(d_min),
+                        fit,
+                        held,
+                        point["coordination_threshold"],
+                        point["coordination_isolated_threshold"],
+                    )
+                )
         grid_misses = cache.misses - misses_before
         grid_hits = cache.hits - hits_before
         say(
@@ -333,6 +395,8 @@ def calibrate(
     finally:
         cache.maxsize = old_size
 
+    base_key = tuple(getattr(base, name) for name in GRID_PARAMS)
+
     def feasible(p: GridPoint) -> bool:
         ret = p.fit.get("retention_mixed")
         return min_retention is None or ret is None or ret >= min_retention - 1e-12
@@ -344,10 +408,11 @@ def calibrate(
             -(f.get("objective") if f.get("objective") is not None else -np.inf),
             -(f.get("retention_mixed") or 0.0),
             f.get("contamination_mixed") or 0.0,
-            abs(p.tau - base.tau)
-            + abs(p.kappa - base.kappa)
-            + abs(p.r_max - base.r_max)
-            + abs(p.d_min - base.d_min),
+            sum(
+                abs(a - b)
+                for a, b in zip(p.key(), base_key, strict=True)
+                if a is not None and b is not None
+            ),
         )
 
     any_feasible = any(feasible(p) for p in table)
@@ -359,14 +424,7 @@ def calibrate(
         )
         table.sort(key=lambda p: (-(p.fit.get("retention_mixed") or 0.0), sort_key(p)[1:]))
     best = table[0]
-    base_point = next(
-        (
-            p
-            for p in table
-            if (p.tau, p.kappa, p.r_max, p.d_min) == (base.tau, base.kappa, base.r_max, base.d_min)
-        ),
-        None,
-    )
+    base_point = next((p for p in table if p.key() == base_key), None)
     if base_point is None:  # the base is outside the grid: score it from a dedicated run
         base_point = _score_config(
             base, instances, polluted, corr, backend, shared, split, objective, qa, batch_size
@@ -436,7 +494,16 @@ def _score_config(
     )
     fit = _score(stats, split, objective)
     held = _score(stats, ~split, objective) if (~split).any() else {}
-    return GridPoint(cfg.tau, cfg.kappa, cfg.r_max, cfg.d_min, fit, held)
+    return GridPoint(
+        cfg.tau,
+        cfg.kappa,
+        cfg.r_max,
+        cfg.d_min,
+        fit,
+        held,
+        cfg.coordination_threshold,
+        cfg.coordination_isolated_threshold,
+    )
 
 
 def _score(stats: Mapping[str, Any], mask: np.ndarray, objective: str) -> dict[str, Any]:

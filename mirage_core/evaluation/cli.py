@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import shlex
 import sys
@@ -91,7 +92,8 @@ def register(subparsers: Any) -> None:
         "calibrate",
         help="fit the gate thresholds on a split of a dataset (NLI runs once per pair)",
         description=(
-            "Grid search of r_max, d_min (and tau, kappa) over cached NLI outputs: the model "
+            "Grid search of r_max, d_min (and tau, kappa, the coordination thresholds) over "
+            "cached NLI outputs: the model "
             "scores each pair once, every grid point re-runs the engine on cache hits only. "
             "Thresholds are fitted on a seeded split and reported on the held-out rest; the "
             "best configuration is written as JSON that MirageConfig.from_file and "
@@ -111,6 +113,18 @@ def register(subparsers: Any) -> None:
     )
     c.add_argument(
         "--kappa", type=_floats, default=None, help="kappa values (default: the base config's)"
+    )
+    c.add_argument(
+        "--coordination-threshold",
+        type=_floats,
+        default=None,
+        help="coordination_threshold values, e.g. 2,2.5,3 (default: the base config's)",
+    )
+    c.add_argument(
+        "--coordination-isolated-threshold",
+        type=_floats,
+        default=None,
+        help="coordination_isolated_threshold values (default: the base config's)",
     )
     c.add_argument(
         "--objective",
@@ -422,7 +436,7 @@ def _run_pollute(args: argparse.Namespace) -> int:
 
 def _run_calibrate(args: argparse.Namespace) -> int:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    from mirage_core.evaluation.calibrate import DEFAULT_GRID, calibrate
+    from mirage_core.evaluation.calibrate import DEFAULT_GRID, ENGINE_PARAMS, calibrate
 
     base = _config(args)
     dataset = _load(args)
@@ -435,7 +449,11 @@ def _run_calibrate(args: argparse.Namespace) -> int:
         grid["tau"] = args.tau
     if args.kappa:
         grid["kappa"] = args.kappa
-    n_te = max(1, len(grid.get("tau", [0]))) * max(1, len(grid.get("kappa", [0])))
+    if args.coordination_threshold:
+        grid["coordination_threshold"] = args.coordination_threshold
+    if args.coordination_isolated_threshold:
+        grid["coordination_isolated_threshold"] = args.coordination_isolated_threshold
+    n_te = math.prod(len(grid.get(name, [0])) for name in ENGINE_PARAMS)  # engine runs
     bar = _Progress(len(dataset) * (1 + n_te), f"calibrate {dataset.name}", not args.no_progress)
     try:
         result = calibrate(

@@ -102,3 +102,114 @@ def test_unknown_objective_and_grid_keys(dataset, fake_nli):
         calibrate(dataset, fake_nli, grid={"alpha": [1]}, log=None)
     with pytest.raises(ValueError):
         calibrate(dataset, fake_nli, grid={"r_max": [2.0]}, log=None)
+
+
+def test_gate_readout_applies_coordinated_d_min_after_a_quarantine(dataset, fake_nli, monkeypatch):
+    """After the coordination signals quarantine passages the engine's gate asks
+    ``coordinated_d_min`` sources, not the grid's ``d_min``; the read-off must too."""
+    from mirage_core import coordination
+
+    def flag_first_two(query, texts, domains, embeddings=None, model=None):
+        group = coordination.GroupSignals(
+            passages=(0, 1),
+            publishers=2,
+            shared=("x",),
+            lexical=0.9,
+            concentration=0.8,
+            answer_focus=0.9,
+            novelty=0.1,
+            cosine=float("nan"),
+            tightness=float("nan"),
+            score=5.0,
+            flagged=True,
+        )
+        return [group]
+
+    monkeypatch.setattr(coordination, "detect_coordination", flag_first_two)
+    base = MirageConfig(coordination="text", coordination_self_conflict=None)
+    grid = {"r_max": [0.3, 1.0], "d_min": [1, 2, 3]}
+    result = calibrate(dataset, fake_nli, base=base, grid=grid, fit_fraction=1.0, log=None)
+    queries = [i.query for i in dataset.instances]
+    evidence = [i.passages for i in dataset.instances]
+    quarantined = [
+        bool(v.extras.get("quarantined_claims"))
+        for v in Mirage(base, nli=fake_nli).defend_many(queries, evidence)
+    ]
+    assert any(quarantined)
+    for point in result.table:
+        verdicts = Mirage(base.replace(**point.params), nli=fake_nli).defend_many(queries, evidence)
+        for regime in ("clean", "mixed", "full"):
+            passed = [
+                v.passed
+                for v, i in zip(verdicts, dataset.instances, strict=True)
+                if i.regime == regime
+            ]
+            assert point.fit[f"pass_{regime}"] == pytest.approx(sum(passed) / len(passed)), (
+                point.params,
+                regime,
+            )
+
+
+def test_grid_varies_the_coordination_thresholds(dataset, fake_nli, monkeypatch):
+    """The coordination thresholds change what is quarantined (one engine run per value, cache
+    hits only) and the read-off still matches full engine runs; the best value lands in the
+    written config. The detector is stubbed to flag passages 0-1 when the model it is handed
+    has a threshold under 5 (the test passages are one-liners, which the real one never flags)."""
+    from mirage_core import coordination
+
+    def by_threshold(query, texts, domains, embeddings=None, model=None):
+        group = coordination.GroupSignals(
+            passages=(0, 1),
+            publishers=2,
+            shared=("x",),
+            lexical=0.9,
+            concentration=0.8,
+            answer_focus=0.9,
+            novelty=0.1,
+            cosine=float("nan"),
+            tightness=float("nan"),
+            score=5.0,
+            threshold=model.threshold,
+            flagged=model.threshold < 5.0,
+        )
+        return [group]
+
+    monkeypatch.setattr(coordination, "detect_coordination", by_threshold)
+    base = MirageConfig(coordination="text", coordination_self_conflict=None)
+    grid = {"r_max": [0.3, 1.0], "d_min": [1, 2], "coordination_threshold": [1.0, 9.0]}
+    done = [0]
+
+    def tick(k):
+        done[0] += k
+
+    result = calibrate(
+        dataset, fake_nli, base=base, grid=grid, fit_fraction=1.0, progress=tick, log=None
+    )
+    n = len(dataset)
+    assert done[0] == n * (1 + 2) and result.nli["grid_cache_misses"] == 0
+    assert len(result.table) == 2 * 2 * 2
+    assert {p.coordination_threshold for p in result.table} == {1.0, 9.0}
+    queries = [i.query for i in dataset.instances]
+    evidence = [i.passages for i in dataset.instances]
+    low = Mirage(base.replace(coordination_threshold=1.0), nli=fake_nli)
+    high = Mirage(base.replace(coordination_threshold=9.0), nli=fake_nli)
+    assert not any(
+        v.extras.get("coordinated_passages") for v in high.defend_many(queries, evidence)
+    )
+    assert any(v.extras.get("coordinated_passages") for v in low.defend_many(queries, evidence))
+    for point in result.table:
+        assert point.params["coordination_threshold"] == point.coordination_threshold
+        verdicts = Mirage(base.replace(**point.params), nli=fake_nli).defend_many(queries, evidence)
+        for regime in ("clean", "mixed", "full"):
+            passed = [
+                v.passed
+                for v, i in zip(verdicts, dataset.instances, strict=True)
+                if i.regime == regime
+            ]
+            assert point.fit[f"pass_{regime}"] == pytest.approx(sum(passed) / len(passed))
+    assert result.config.coordination_threshold == result.best.coordination_threshold
+    assert "coordination (group / whole)" in result.table_markdown()
+    # without the key the column and the field stay out
+    plain = calibrate(dataset, fake_nli, base=base, grid={"r_max": [0.3]}, log=None)
+    assert "coordination_threshold" not in plain.best.params
+    assert "coordination" not in plain.table_markdown()

@@ -172,3 +172,17 @@ def test_calibrate_writes_a_loadable_config(tmp_path, query_file, nli_module, ca
     assert "0 cache misses" in printed and "best:" in printed
     cfg = MirageConfig.from_file(out)
     assert cfg.r_max in (0.2, 0.5) and cfg.d_min in (1, 2)
+
+
+def test_calibrate_takes_coordination_thresholds(tmp_path, query_file, nli_module, capsys):
+    out = tmp_path / "cal.json"
+    base = tmp_path / "base.json"
+    MirageConfig(coordination="text").to_file(base)
+    args = ["calibrate", "--dataset", str(query_file), "--model", nli_module, "--config"]
+    args += [str(base), "--families", "unambiguous", "--r-max", "0.5", "--d-min", "1"]
+    args += ["--coordination-threshold", "2,3", "--out", str(out), "--no-progress"]
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    assert "coordination (group / whole)" in printed and "0 cache misses" in printed
+    cfg = MirageConfig.from_file(out)
+    assert cfg.coordination_threshold in (2.0, 3.0) and cfg.coordination == "text"
