@@ -29,6 +29,7 @@ Relevance = Literal["none", "lexical"]
 Coordination = Literal["none", "text", "embedding"]
 PartnerRanking = Literal["overlap", "embedding"]
 SingleDomain = Literal["documents", "block"]
+QuarantinedConflicts = Literal["count", "ignore"]
 
 
 #: Fields of earlier releases and what replaced them (a config file naming one gets told).
@@ -145,6 +146,11 @@ class MirageConfig:
             retrieval slots that independent corroboration would fill, so the honest passage
             they outnumber is delivered alone rather than blocked with them. The verdict
             records the value it applied (``Verdict.d_min_applied``).
+        quarantined_conflicts: what the contradiction gate does with edges that touch a claim
+            of a quarantined passage: ``"count"`` them in r_contr like any other (the default)
+            or ``"ignore"`` them: planted passages are expected to contradict the honest
+            evidence, and a flagged honest group's false conflicts are no reason to block what
+            remains (:func:`mirage_core.quarantine.conflict_weight`).
         coordinated_min_support: claims of an unusually tight group (robust z ≥
             ``coordination_z``, contradiction or not) enter S* only with support from at least
             this many other groups (1; 0 = off). Planted passages corroborate only each other.
@@ -207,6 +213,7 @@ class MirageConfig:
     coordination_isolated_threshold: float | None = None
     coordination_self_conflict: float | None = 0.9
     coordinated_d_min: int | None = 1
+    quarantined_conflicts: QuarantinedConflicts = "count"
     block_on_tie: bool = True
     paraphrase_pairs: bool = False
     paraphrase_threshold: float = 0.75
@@ -298,6 +305,7 @@ class MirageConfig:
             ("coordination", Coordination),
             ("partner_ranking", PartnerRanking),
             ("single_domain", SingleDomain),
+            ("quarantined_conflicts", QuarantinedConflicts),
             ("nli_error_policy", NLIErrorPolicy),
         ):
             allowed = get_args(kind)  # the Literal types are the one list of choices

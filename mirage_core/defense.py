@@ -28,7 +28,12 @@ from mirage_core.pairs import (
     candidate_pairs,
     rank_by_similarity,
 )
-from mirage_core.quarantine import gate_d_min, quarantine_eligible, release_self_contradicting
+from mirage_core.quarantine import (
+    conflict_weight,
+    gate_d_min,
+    quarantine_eligible,
+    release_self_contradicting,
+)
 from mirage_core.relevance import edge_relevance, lexical_relevance
 from mirage_core.selection import greedy_select
 from mirage_core.types import Claim, Passage, PassageLike, to_passage
@@ -546,6 +551,9 @@ class Mirage:
             if relevance is None
             else edge_relevance(relevance, graph.premise, graph.hypothesis)
         )
+        if cfg.quarantined_conflicts == "ignore" and extras.get("coordinated_passages"):
+            mask = conflict_weight(claims, graph, set(extras["coordinated_passages"]))
+            weight = mask if weight is None else weight * mask
         e_supp, e_contr = graph.mass(members, weight)
         r_contr = e_contr / (e_supp + e_contr + _EPS)
         # d_src: distinct domains (the paper), or distinct independence groups.

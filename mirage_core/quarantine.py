@@ -16,6 +16,10 @@ Two rules refine it:
 - *Corroboration after a quarantine* (``MirageConfig.coordinated_d_min``): the planted passages
   took the retrieval slots that independent corroboration would fill, so the gate may ask fewer
   sources of what remains (:func:`gate_d_min`).
+- *Conflicts of quarantined passages* (``MirageConfig.quarantined_conflicts``): with
+  ``"ignore"`` the contradiction gate leaves out every edge that touches a quarantined passage's
+  claim (:func:`conflict_weight`): planted passages are expected to contradict the honest
+  evidence, and a flagged honest group's (false) conflicts are no reason to block what remains.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from mirage_core.graph import ClaimGraph, support_counts
 from mirage_core.types import Claim
 
 __all__ = [
+    "conflict_weight",
     "gate_d_min",
     "outside_support",
     "quarantine_eligible",
@@ -102,3 +107,14 @@ def gate_d_min(d_min: int, coordinated_d_min: int | None, quarantined_any: bool)
     if quarantined_any and coordinated_d_min is not None:
         return coordinated_d_min
     return d_min
+
+
+def conflict_weight(
+    claims: Sequence[Claim], graph: ClaimGraph, quarantined_passages: set[int]
+) -> np.ndarray:
+    """Per directed edge: 0.0 when either claim comes from a quarantined passage, else 1.0 (the
+    contradiction gate's edge weight under ``quarantined_conflicts="ignore"``)."""
+    inside = np.array([c.passage_index in quarantined_passages for c in claims], dtype=bool)
+    if not inside.size:
+        return np.ones(len(graph.premise))
+    return (~(inside[graph.premise] | inside[graph.hypothesis])).astype(np.float64)

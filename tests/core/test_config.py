@@ -56,6 +56,7 @@ def test_defaults_and_paper():
         {"coordination_threshold": float("nan")},
         {"coordination_isolated_threshold": "low"},
         {"coordination_threshold": True},
+        {"quarantined_conflicts": "drop"},
         {"trust": {"a.org": 2}},
         {"trust": [("a.org", 1)]},
         {"fact_check": "yes"},

@@ -7,6 +7,7 @@ from mirage_core import Mirage, MirageConfig, Passage
 from mirage_core.claims import content_tokens
 from mirage_core.graph import ClaimGraph
 from mirage_core.quarantine import (
+    conflict_weight,
     gate_d_min,
     outside_support,
     quarantine_eligible,
@@ -125,6 +126,47 @@ def test_after_a_quarantine_the_gate_asks_coordinated_d_min_sources(planted_flag
         AUSTRALIA, passages[3:] + passages[3:]
     )
     assert "d_min" not in plain.extras and plain.d_min_applied == 2
+
+
+def test_quarantined_conflicts_ignore_leaves_their_edges_out_of_r_contr(planted_flagged):
+    """The planted Sydney copies contradict the honest Canberra page. Counted, those conflicts
+    block the honest page too; with ``quarantined_conflicts="ignore"`` the gate reads only what
+    remains, and the honest page is delivered."""
+    from mirage_core import CallableNLI
+
+    def sydney_vs_canberra(premises, hypotheses):
+        rows = []
+        for a, b in zip(premises, hypotheses, strict=True):
+            if ("Sydney" in a) != ("Sydney" in b):
+                rows.append([0.02, 0.03, 0.95])
+            else:
+                rows.append([0.9, 0.08, 0.02])
+        return np.array(rows)
+
+    passages, _ = planted_flagged
+    nli = CallableNLI(sydney_vs_canberra)
+    base = MirageConfig(coordination="text", fact_check=False)
+    counted = Mirage(base, nli=nli).defend(AUSTRALIA, passages)
+    assert counted.extras["coordinated_passages"] == [0, 1, 2]
+    assert counted.decision == "fallback" and counted.r_contr > base.r_max
+    ignored = Mirage(base.replace(quarantined_conflicts="ignore"), nli=nli).defend(
+        AUSTRALIA, passages
+    )
+    assert ignored.decision == "verified", ignored.reason
+    assert ignored.r_contr == 0.0
+    assert {ignored.claims[i].passage_index for i in ignored.selected} == {3}
+    # nothing quarantined: the option changes nothing
+    plain = Mirage(MirageConfig(coordination="none", quarantined_conflicts="ignore"), nli=nli)
+    assert plain.defend(AUSTRALIA, passages).r_contr > 0
+
+
+def test_conflict_weight_zeroes_edges_touching_quarantined_passages():
+    claims = _claims([0, 1, 2, 3])
+    graph = _support_graph(4, [(0, 3), (2, 3), (1, 2)])
+    w = conflict_weight(claims, graph, {0})
+    # directed edges: the three pairs a->b, then b->a
+    assert w.tolist() == [0.0, 1.0, 1.0, 0.0, 1.0, 1.0]
+    assert conflict_weight(claims, graph, set()).tolist() == [1.0] * 6
 
 
 def test_gate_d_min():
