@@ -554,6 +554,8 @@ class Mirage:
         if cfg.quarantined_conflicts == "ignore" and extras.get("coordinated_passages"):
             mask = conflict_weight(claims, graph, set(extras["coordinated_passages"]))
             weight = mask if weight is None else weight * mask
+            # directed contradiction edges the gate did not count (explain() says so)
+            extras["conflicts_ignored"] = int(((graph.w_contr > 0) & (mask == 0)).sum())
         e_supp, e_contr = graph.mass(members, weight)
         r_contr = e_contr / (e_supp + e_contr + _EPS)
         # d_src: distinct domains (the paper), or distinct independence groups.

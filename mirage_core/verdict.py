@@ -338,6 +338,11 @@ class Verdict:
         fate = "quarantined" if self.extras.get("coordinated_passages") else "flagged"
         for g in self.extras.get("coordination_signals", []):
             lines.append(f"coordination signals: {g['explain']} — {fate}")
+        if self.extras.get("conflicts_ignored"):
+            lines.append(
+                f"contradiction gate: {self.extras['conflicts_ignored']} contradiction edges of "
+                "quarantined passages left out of r_contr (quarantined_conflicts='ignore')"
+            )
         for passages in self.extras.get("coordination_released", []):
             lines.append(
                 f"coordination signals: passages {list(passages)} flagged but released: "

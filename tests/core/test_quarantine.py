@@ -154,6 +154,8 @@ def test_quarantined_conflicts_ignore_leaves_their_edges_out_of_r_contr(planted_
     )
     assert ignored.decision == "verified", ignored.reason
     assert ignored.r_contr == 0.0
+    assert ignored.extras["conflicts_ignored"] > 0 and "left out of r_contr" in ignored.explain()
+    assert "conflicts_ignored" not in counted.extras
     assert {ignored.claims[i].passage_index for i in ignored.selected} == {3}
     # nothing quarantined: the option changes nothing
     plain = Mirage(MirageConfig(coordination="none", quarantined_conflicts="ignore"), nli=nli)
