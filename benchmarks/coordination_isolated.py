@@ -16,6 +16,11 @@ gold + 5, the adaptive poisons).
 
     PYTHONPATH=.:benchmarks python benchmarks/coordination_isolated.py \
         > benchmarks/results/coordination_isolated.txt
+
+This rule gave 1.169. The shipped threshold was lowered to 0.8 in session 6, on the
+scoreboard's fit split (``benchmarks/choose_default.py``, rule J3;
+``benchmarks/results/scoreboard-choice.md``), so this script's output is the honest-evidence
+bound, not the shipped value.
 """
 
 from __future__ import annotations
