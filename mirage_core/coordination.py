@@ -511,7 +511,7 @@ def detect_coordination(
     ``model`` defaults to :data:`DEFAULT_MODEL` with embeddings, :data:`TEXT_MODEL` without.
     """
     if model is None:
-        model = DEFAULT_MODEL if embeddings is not None else TEXT_MODEL
+        model = model_for(embeddings is not None)
     profile = evidence_profile(query, texts, domains, embeddings)
     out = [
         model.score(group_signals(profile, members, anchors))

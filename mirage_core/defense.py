@@ -520,6 +520,7 @@ class Mirage:
         )
         if released:
             extras["coordination_released"] = [list(g.passages) for g in released]
+        quarantined = np.zeros(len(claims), dtype=bool)
         if coordinated and cfg.coordinated_min_support:
             flagged = {p for g in coordinated for p in g.passages}
             allowed, quarantined = quarantine_eligible(
@@ -552,7 +553,7 @@ class Mirage:
             else edge_relevance(relevance, graph.premise, graph.hypothesis)
         )
         if cfg.quarantined_conflicts == "ignore" and extras.get("coordinated_passages"):
-            mask = conflict_weight(claims, graph, set(extras["coordinated_passages"]))
+            mask = conflict_weight(graph, quarantined)
             weight = mask if weight is None else weight * mask
             # directed contradiction edges the gate did not count (explain() says so)
             extras["conflicts_ignored"] = int(((graph.w_contr > 0) & (mask == 0)).sum())

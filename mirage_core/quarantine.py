@@ -109,12 +109,8 @@ def gate_d_min(d_min: int, coordinated_d_min: int | None, quarantined_any: bool)
     return d_min
 
 
-def conflict_weight(
-    claims: Sequence[Claim], graph: ClaimGraph, quarantined_passages: set[int]
-) -> np.ndarray:
-    """Per directed edge: 0.0 when either claim comes from a quarantined passage, else 1.0 (the
-    contradiction gate's edge weight under ``quarantined_conflicts="ignore"``)."""
-    inside = np.array([c.passage_index in quarantined_passages for c in claims], dtype=bool)
-    if not inside.size:
-        return np.ones(len(graph.premise))
-    return (~(inside[graph.premise] | inside[graph.hypothesis])).astype(np.float64)
+def conflict_weight(graph: ClaimGraph, quarantined: np.ndarray) -> np.ndarray:
+    """Per directed edge: 0.0 when either claim is quarantined (the claim mask
+    :func:`quarantine_eligible` returns), else 1.0: the contradiction gate's edge weight under
+    ``quarantined_conflicts="ignore"``."""
+    return (~(quarantined[graph.premise] | quarantined[graph.hypothesis])).astype(np.float64)

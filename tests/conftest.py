@@ -33,6 +33,27 @@ def lexical_nli(premises: list[str], hypotheses: list[str]) -> np.ndarray:
     return np.asarray(rows, dtype=np.float64).reshape(-1, 3)
 
 
+def flagged_group(passages: tuple[int, ...], shared: tuple[str, ...] = ("x",), **fields):
+    """A coordination detector's flagged group, for stubbing ``detect_coordination``: planted-
+    looking signal values, score 5.0; ``fields`` override any of them (e.g. ``flagged``)."""
+    from mirage_core.coordination import GroupSignals
+
+    values = dict(
+        passages=passages,
+        publishers=len(passages),
+        shared=shared,
+        lexical=0.9,
+        concentration=0.8,
+        answer_focus=0.9,
+        novelty=0.1,
+        cosine=float("nan"),
+        tightness=float("nan"),
+        score=5.0,
+        flagged=True,
+    )
+    return GroupSignals(**(values | fields))
+
+
 @pytest.fixture
 def fake_nli() -> CallableNLI:
     """A fresh deterministic NLI test double (own cache per test)."""

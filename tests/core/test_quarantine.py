@@ -14,6 +14,7 @@ from mirage_core.quarantine import (
     self_contradicting,
 )
 from mirage_core.types import Claim
+from tests.conftest import flagged_group
 
 
 def _claims(passage_of: list[int]) -> list[Claim]:
@@ -63,21 +64,7 @@ def planted_flagged(monkeypatch):
 
     def fake_detect(query, texts, domains, embeddings=None, model=None):
         calls.append((query, len(texts), embeddings))
-        group = coordination.GroupSignals(
-            passages=(0, 1, 2),
-            publishers=3,
-            shared=("sydney",),
-            lexical=0.9,
-            concentration=0.8,
-            answer_focus=0.9,
-            novelty=0.1,
-            cosine=float("nan"),
-            tightness=float("nan"),
-            score=5.0,
-            fired=("answer_focus",),
-            flagged=True,
-        )
-        return [group]
+        return [flagged_group((0, 1, 2), ("sydney",), fired=("answer_focus",))]
 
     monkeypatch.setattr(coordination, "detect_coordination", fake_detect)
     return [*planted, honest], calls
@@ -165,10 +152,11 @@ def test_quarantined_conflicts_ignore_leaves_their_edges_out_of_r_contr(planted_
 def test_conflict_weight_zeroes_edges_touching_quarantined_passages():
     claims = _claims([0, 1, 2, 3])
     graph = _support_graph(4, [(0, 3), (2, 3), (1, 2)])
-    w = conflict_weight(claims, graph, {0})
+    _, quarantined = quarantine_eligible(claims, graph, np.arange(4), {0}, 1)
+    w = conflict_weight(graph, quarantined)
     # directed edges: the three pairs a->b, then b->a
     assert w.tolist() == [0.0, 1.0, 1.0, 0.0, 1.0, 1.0]
-    assert conflict_weight(claims, graph, set()).tolist() == [1.0] * 6
+    assert conflict_weight(graph, np.zeros(len(claims), dtype=bool)).tolist() == [1.0] * 6
 
 
 def test_gate_d_min():
@@ -189,10 +177,7 @@ def test_a_group_that_contradicts_itself_is_released(monkeypatch, fake_nli):
     ]
 
     def fake_detect(query, texts, domains, embeddings=None, model=None):
-        g = coordination.GroupSignals(
-            (0, 1, 2), 3, ("fair",), 0.9, 0.8, 0.9, 0.1, float("nan"), float("nan"),
-            score=5.0, fired=("answer_focus",), flagged=True,
-        )  # fmt: skip
+        g = flagged_group((0, 1, 2), ("fair",), fired=("answer_focus",))
         return [g]
 
     monkeypatch.setattr(coordination, "detect_coordination", fake_detect)

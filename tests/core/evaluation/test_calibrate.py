@@ -9,6 +9,7 @@ import pytest
 from mirage_core import CallableNLI, Mirage, MirageConfig
 from mirage_core.evaluation.calibrate import calibrate, split_queries
 from mirage_core.evaluation.datasets import load_jsonl
+from tests.conftest import flagged_group
 
 GRID = {"r_max": [0.1, 0.3, 1.0], "d_min": [1, 2, 3], "tau": [0.3, 0.5], "kappa": [0.5, 0.8]}
 
@@ -32,6 +33,22 @@ def counting_nli(fake_nli):
     return nli
 
 
+def assert_read_off_matches_engine(point, config, nli, dataset):
+    """The pass rates calibrate read off its loose-gate verdicts for ``point`` are those of a
+    full engine run of ``config`` with the point's parameters, in every regime."""
+    verdicts = Mirage(config.replace(**point.params), nli=nli).defend_many(
+        [i.query for i in dataset.instances], [i.passages for i in dataset.instances]
+    )
+    for regime in ("clean", "mixed", "full"):
+        passed = [
+            v.passed for v, i in zip(verdicts, dataset.instances, strict=True) if i.regime == regime
+        ]
+        assert point.fit[f"pass_{regime}"] == pytest.approx(sum(passed) / len(passed)), (
+            point.params,
+            regime,
+        )
+
+
 def test_grid_makes_no_nli_calls_after_the_prefill(dataset, counting_nli):
     n = len(dataset)
     done, at_prefill_end = [0], []
@@ -52,20 +69,7 @@ def test_grid_makes_no_nli_calls_after_the_prefill(dataset, counting_nli):
 def test_gate_read_off_the_verdicts_matches_a_full_engine_run(dataset, fake_nli):
     result = calibrate(dataset, fake_nli, grid=GRID, fit_fraction=1.0, log=None)
     for point in result.table[::5]:
-        cfg = MirageConfig().replace(**point.params)
-        verdicts = Mirage(cfg, nli=fake_nli).defend_many(
-            [i.query for i in dataset.instances], [i.passages for i in dataset.instances]
-        )
-        for regime in ("clean", "mixed", "full"):
-            passed = [
-                v.passed
-                for v, i in zip(verdicts, dataset.instances, strict=True)
-                if i.regime == regime
-            ]
-            assert point.fit[f"pass_{regime}"] == pytest.approx(sum(passed) / len(passed)), (
-                point.params,
-                regime,
-            )
+        assert_read_off_matches_engine(point, MirageConfig(), fake_nli, dataset)
 
 
 def test_best_config_round_trips_through_from_file(dataset, fake_nli, tmp_path):
@@ -110,20 +114,7 @@ def test_gate_readout_applies_coordinated_d_min_after_a_quarantine(dataset, fake
     from mirage_core import coordination
 
     def flag_first_two(query, texts, domains, embeddings=None, model=None):
-        group = coordination.GroupSignals(
-            passages=(0, 1),
-            publishers=2,
-            shared=("x",),
-            lexical=0.9,
-            concentration=0.8,
-            answer_focus=0.9,
-            novelty=0.1,
-            cosine=float("nan"),
-            tightness=float("nan"),
-            score=5.0,
-            flagged=True,
-        )
-        return [group]
+        return [flagged_group((0, 1))]
 
     monkeypatch.setattr(coordination, "detect_coordination", flag_first_two)
     base = MirageConfig(coordination="text", coordination_self_conflict=None)
@@ -137,17 +128,7 @@ def test_gate_readout_applies_coordinated_d_min_after_a_quarantine(dataset, fake
     ]
     assert any(quarantined)
     for point in result.table:
-        verdicts = Mirage(base.replace(**point.params), nli=fake_nli).defend_many(queries, evidence)
-        for regime in ("clean", "mixed", "full"):
-            passed = [
-                v.passed
-                for v, i in zip(verdicts, dataset.instances, strict=True)
-                if i.regime == regime
-            ]
-            assert point.fit[f"pass_{regime}"] == pytest.approx(sum(passed) / len(passed)), (
-                point.params,
-                regime,
-            )
+        assert_read_off_matches_engine(point, base, fake_nli, dataset)
 
 
 def test_grid_varies_the_coordination_thresholds(dataset, fake_nli, monkeypatch):
@@ -158,21 +139,7 @@ def test_grid_varies_the_coordination_thresholds(dataset, fake_nli, monkeypatch)
     from mirage_core import coordination
 
     def by_threshold(query, texts, domains, embeddings=None, model=None):
-        group = coordination.GroupSignals(
-            passages=(0, 1),
-            publishers=2,
-            shared=("x",),
-            lexical=0.9,
-            concentration=0.8,
-            answer_focus=0.9,
-            novelty=0.1,
-            cosine=float("nan"),
-            tightness=float("nan"),
-            score=5.0,
-            threshold=model.threshold,
-            flagged=model.threshold < 5.0,
-        )
-        return [group]
+        return [flagged_group((0, 1), threshold=model.threshold, flagged=model.threshold < 5.0)]
 
     monkeypatch.setattr(coordination, "detect_coordination", by_threshold)
     base = MirageConfig(coordination="text", coordination_self_conflict=None)
@@ -199,14 +166,7 @@ def test_grid_varies_the_coordination_thresholds(dataset, fake_nli, monkeypatch)
     assert any(v.extras.get("coordinated_passages") for v in low.defend_many(queries, evidence))
     for point in result.table:
         assert point.params["coordination_threshold"] == point.coordination_threshold
-        verdicts = Mirage(base.replace(**point.params), nli=fake_nli).defend_many(queries, evidence)
-        for regime in ("clean", "mixed", "full"):
-            passed = [
-                v.passed
-                for v, i in zip(verdicts, dataset.instances, strict=True)
-                if i.regime == regime
-            ]
-            assert point.fit[f"pass_{regime}"] == pytest.approx(sum(passed) / len(passed))
+        assert_read_off_matches_engine(point, base, fake_nli, dataset)
     assert result.config.coordination_threshold == result.best.coordination_threshold
     assert "coordination (group / whole)" in result.table_markdown()
     # without the key the column and the field stay out
