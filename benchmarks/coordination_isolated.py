@@ -2,33 +2,39 @@
 
 ``tightness`` compares a candidate group's cosine with the query's other passage pairs. When
 the group holds every retrieved passage (five planted passages and nothing else, or five honest
-pages that all name one entity) there are no other pairs, ``tightness`` is undefined, and until
-now such a group was scored on ``answer_focus`` alone. This script fits the replacement:
-``answer_focus`` + plain ``cosine`` (both standardized with :data:`DEFAULT_MODEL`'s honest
-centers and scales), with its own threshold.
+pages that all name one entity) there are no other pairs and ``tightness`` is undefined, so
+such a group is scored on its own signals (:data:`~mirage_core.coordination.ISOLATED_SIGNALS`,
+standardized with :data:`DEFAULT_MODEL`'s honest centers and scales) with its own threshold.
+An evidence set has at most one such group (its member set is every passage).
 
-The rule, declared before the report split was looked at: the threshold is the lowest one at
-which at most ``--budget`` (2%) of the *honest* evidence sets of the scoreboard's fit split
-(gpe-eval CLEAN pages and snippets, k = 5 and 10) would be flagged through an isolated group.
-Only honest evidence fits it; poisons are only reported. Then, on both splits: honest sets
-flagged, and the share of attack sets caught (gpe-eval FULL, PoisonedRAG poisons alone and
-gold + 5, the adaptive poisons).
+Two rules, both on the scoreboard's fit split:
+
+1. **Which signals** (session 7): every combination of the isolated signals is compared at one
+   honest cost, the number of honest evidence sets of the fit split (gpe-eval CLEAN pages and
+   snippets, k = 5 and 10) that the isolated scoring shipped before it flagged
+   (``--budget answer_focus,cosine@0.8``: 11 of 300);
+   the combination that catches the largest mean share of the attack evidence kinds (each
+   dataset's attack-only sets: gpe-eval FULL pages and snippets, PoisonedRAG poisons alone,
+   original and adaptive; equal weight) wins, ties to the fewer signals. This rule was
+   written after a first look at both splits (session 7 closing note).
+2. **Which threshold** (session 5; ``--signals answer_focus,cosine --budget 0.02``): the lowest
+   at which at most ``--budget`` of the honest fit sets would be flagged. It gave 1.169;
+   session 6 lowered the shipped threshold on the scoreboard (``benchmarks/choose_default.py``,
+   rule J3; ``benchmarks/results/scoreboard-choice.md``), so a threshold printed here is an
+   honest-evidence bound, not the shipped value.
+
+Only honest evidence sets the threshold; attack sets are counted, on both splits.
 
     PYTHONPATH=.:benchmarks python benchmarks/coordination_isolated.py \
-        > benchmarks/results/coordination_isolated.txt
-
-This rule gave 1.169. The shipped threshold was lowered to 0.8 in session 6, on the
-scoreboard's fit split (``benchmarks/choose_default.py``, rule J3;
-``benchmarks/results/scoreboard-choice.md``), so this script's output is the honest-evidence
-bound, not the shipped value.
+        --budget answer_focus,cosine@0.8 > benchmarks/results/coordination_isolated.txt
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import math
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -39,37 +45,62 @@ from scoreboard import add_dataset_args, dataset_loaders
 
 from mirage_core.coordination import (
     DEFAULT_MODEL,
+    ISOLATED_SIGNALS,
     candidate_groups,
     evidence_profile,
     group_signals,
 )
 from mirage_core.evaluation.calibrate import split_queries
 
-SIGNALS = ("answer_focus", "cosine")
+Key = tuple[str, str, str]  # dataset, regime, split
 
 
-def isolated_score(query: str, passages: list, embedder) -> float:
-    """The highest isolated-group score of one evidence set (-inf when it has none above the
-    model's length floor), as :meth:`CoordinationModel.score` computes it with ``SIGNALS`` as
-    the isolated signals."""
+def isolated_signals(query: str, passages: list, embedder) -> dict[str, float] | None:
+    """The standardized signals of the evidence set's whole-evidence group (as
+    :meth:`CoordinationModel.standardize` gives them), or ``None`` when it has none over the
+    model's length floor."""
     texts = [p.text for p in passages]
     domains = [p.resolved_domain(i) for i, p in enumerate(passages)]
-    model = replace(DEFAULT_MODEL, isolated_signals=SIGNALS, isolated_threshold=math.inf)
     profile = evidence_profile(query, texts, domains, embedder.embed(texts))
-    best = -math.inf
-    for members, anchors in candidate_groups(profile, model.min_publishers):
+    for members, anchors in candidate_groups(profile, DEFAULT_MODEL.min_publishers):
         g = group_signals(profile, members, anchors)
-        if not g.isolated or g.tokens < model.min_tokens:
-            continue
-        if all(s in model.standardize(g) for s in SIGNALS):  # else score() uses other signals
-            best = max(best, model.score(g).score)
-    return best
+        if g.isolated and not g.tokens < DEFAULT_MODEL.min_tokens:
+            return DEFAULT_MODEL.standardize(g)
+    return None
+
+
+def combined(z: dict[str, float] | None, signals: tuple[str, ...]) -> float:
+    """The isolated score with ``signals`` (-inf: no group, or a signal undefined, which
+    :meth:`CoordinationModel.score` would not score as isolated)."""
+    if z is None or not all(s in z for s in signals):
+        return -math.inf
+    return float(np.mean([z[s] for s in signals]))
+
+
+def threshold_at(honest: np.ndarray, allowed: int) -> float:
+    """The lowest threshold (rounded up to 0.001) flagging at most ``allowed`` of ``honest``."""
+    finite = np.sort(honest[np.isfinite(honest)])
+    if finite.size <= allowed:
+        return math.ceil(float(finite[0]) * 1000) / 1000 if finite.size else 0.0
+    # just above the (allowed+1)-th highest honest score
+    return math.ceil(float(np.nextafter(finite[-(allowed + 1)], math.inf)) * 1000) / 1000
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_dataset_args(p)
-    p.add_argument("--budget", type=float, default=0.02, help="honest fit sets flagged (0.02)")
+    p.add_argument(
+        "--budget",
+        default="shipped",
+        help="honest fit sets flagged: a fraction (0.02); 'SIGNALS@THRESHOLD' = as many as "
+        "that scoring flags (session 7: answer_focus,cosine@0.8); 'shipped' = as many as "
+        "the shipped isolated signals and threshold flag (default)",
+    )
+    p.add_argument(
+        "--signals",
+        default=None,
+        help="comma list of isolated signals to report (default: chosen by rule 1)",
+    )
     args = p.parse_args(argv)
     if not args.adaptive:
         args.adaptive, args.adaptive_n = "dispersed,paraphrase,synonym", 20
@@ -78,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     embedder = PersistentEmbedder(
         MiniLMEmbedder(), Path(args.store).with_name("vectors.sqlite"), "all-MiniLM-L6-v2"
     )
-    scores: dict[tuple[str, str, str], list[float]] = {}
+    sets: dict[Key, list[dict[str, float] | None]] = {}
     for name, load in dataset_loaders(args).items():
         ds = load()
         fit_ids, _ = split_queries([i.qid for i in ds.instances], 0.5, args.seed)
@@ -87,48 +118,83 @@ def main(argv: list[str] | None = None) -> int:
             if inst.regime == "clean" and not name.startswith("gpe"):
                 continue
             sp = "fit" if inst.qid in fit else "report"
-            scores.setdefault((name, inst.regime, sp), []).append(
-                isolated_score(inst.query, inst.passages, embedder)
+            sets.setdefault((name, inst.regime, sp), []).append(
+                isolated_signals(inst.query, inst.passages, embedder)
             )
         print(f"{name}: {len(ds.instances)} sets", file=sys.stderr, flush=True)
 
-    def honest(sp: str) -> np.ndarray:
-        return np.array(
-            [
-                s
-                for (name, regime, split), v in scores.items()
-                if name.startswith("gpe") and regime == "clean" and split == sp
-                for s in v
-            ]
-        )
+    def scores(key: Key, signals: tuple[str, ...]) -> np.ndarray:
+        return np.array([combined(z, signals) for z in sets.get(key, [])])
 
-    fit_honest = honest("fit")
-    finite = np.sort(fit_honest[np.isfinite(fit_honest)])
-    allowed = math.floor(args.budget * fit_honest.size)
-    # lowest threshold flagging at most `allowed` honest fit sets: just above the
-    # (allowed+1)-th highest isolated score
-    if finite.size <= allowed:
-        threshold = float(finite[0]) if finite.size else 0.0
+    def honest(sp: str, signals: tuple[str, ...]) -> np.ndarray:
+        keys = [k for k in sets if k[0].startswith("gpe") and k[1] == "clean" and k[2] == sp]
+        return np.concatenate([scores(k, signals) for k in keys])
+
+    attack_kinds = [n for n, r, sp in sets if r == "full" and sp == "fit"]
+    n_honest = honest("fit", DEFAULT_MODEL.isolated_signals).size
+    if args.budget == "shipped" or "@" in args.budget:
+        if args.budget == "shipped":
+            ref_signals = DEFAULT_MODEL.isolated_signals
+            ref_threshold = DEFAULT_MODEL.isolated_threshold
+        else:
+            names, _, value = args.budget.partition("@")
+            ref_signals, ref_threshold = tuple(names.split(",")), float(value)
+        allowed = int(np.sum(honest("fit", ref_signals) >= ref_threshold))
+        budget_text = (
+            f"as many as {' + '.join(ref_signals)} at {ref_threshold:g} flag: "
+            f"{allowed} of {n_honest}"
+        )
     else:
-        threshold = float(np.nextafter(finite[-(allowed + 1)], math.inf))
-    threshold = math.ceil(threshold * 1000) / 1000
+        allowed = math.floor(float(args.budget) * n_honest)
+        budget_text = f"at most {float(args.budget):.0%} of {n_honest}: {allowed}"
+
+    # Rule 1: every combination at the same honest cost.
+    table = []
+    for r in range(1, len(ISOLATED_SIGNALS) + 1):
+        for combo in itertools.combinations(ISOLATED_SIGNALS, r):
+            thr = threshold_at(honest("fit", combo), allowed)
+            caught = {
+                (n, sp): float(np.mean(scores((n, "full", sp), combo) >= thr))
+                for n in attack_kinds
+                for sp in ("fit", "report")
+            }
+            mean_fit = float(np.mean([caught[(n, "fit")] for n in attack_kinds]))
+            table.append((mean_fit, -len(combo), combo, thr, caught))
+    table.sort(key=lambda row: (row[0], row[1]), reverse=True)
+    chosen = tuple(args.signals.split(",")) if args.signals else table[0][2]
+    print(f"honest fit sets flagged: {budget_text}")
+    print()
+    print("Attack-only evidence caught at that honest cost, fit / report (rule 1 ranks by the")
+    print("mean over the attack kinds on the fit split):")
+    print()
+    print("| isolated signals | threshold | mean fit | " + " | ".join(attack_kinds) + " |")
+    print("|---|---|---|" + "---|" * len(attack_kinds))
+    for mean_fit, _, combo, thr, caught in table:
+        cells = " | ".join(
+            f"{100 * caught[(n, 'fit')]:.0f} / {100 * caught[(n, 'report')]:.0f}"
+            for n in attack_kinds
+        )
+        mark = " **(chosen)**" if combo == chosen else ""
+        print(f"| {' + '.join(combo)}{mark} | {thr:.3f} | {100 * mean_fit:.1f}% | {cells} |")
+
+    threshold = threshold_at(honest("fit", chosen), allowed)
+    print()
     print(
-        f"isolated signals {' + '.join(SIGNALS)}; threshold {threshold:.3f} "
-        f"(at most {args.budget:.0%} of {fit_honest.size} honest fit sets: {allowed}); "
-        f"honest fit sets with an isolated group over the length floor: "
-        f"{finite.size}"
+        f"isolated signals {' + '.join(chosen)}; threshold {threshold:.3f} "
+        f"(honest fit sets flagged: {budget_text}); honest fit sets with an isolated group "
+        f"over the length floor: {int(np.isfinite(honest('fit', chosen)).sum())}"
     )
     print()
     print("| evidence | regime | fit: flagged | report: flagged |")
     print("|---|---|---|---|")
-    for name, regime in dict.fromkeys((n, r) for n, r, _ in scores):
+    for name, regime in dict.fromkeys((n, r) for n, r, _ in sets):
         cells = []
         for sp in ("fit", "report"):
-            v = np.array(scores.get((name, regime, sp), []))
+            v = scores((name, regime, sp), chosen)
             cells.append(f"{np.mean(v >= threshold):.1%} of {v.size}" if v.size else "—")
         print(f"| {name} | {regime} | {cells[0]} | {cells[1]} |")
     for sp in ("fit", "report"):
-        h = honest(sp)
+        h = honest(sp, chosen)
         print(f"\nhonest gpe-eval sets flagged ({sp}): {np.mean(h >= threshold):.1%} of {h.size}")
     return 0
 

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from mirage_core.coordination import ISOLATED_SIGNALS
+
 __all__ = [
     "ContradictionScope",
     "ContradictionSymmetry",
@@ -46,7 +48,11 @@ class MirageConfig:
 
     Method (paper values; those marked *provisional* are for the calibration tool to fit):
         tau: token-containment overlap a cross-source pair needs to be sent to NLI (0.3, provisional).
-        kappa: minimum p_contra for a contradiction edge to count (0.5, provisional).
+        kappa: minimum p_contra for a contradiction edge to count (0.7; the paper's provisional
+            0.5 in :meth:`paper`). Chosen on the scoreboard's fit split in session 7
+            (``benchmarks/results/scoreboard-choice.md``): the packaged model gives compatible
+            claims p_contra 0.5–0.7 often enough that 0.5 costs 5–8 points of clean gpe-eval
+            pass (fit / report split).
         alpha: weight of domain trust in the claim score (0.5, provisional).
         beta: weight of the normalized retrieval score in the claim score (0.5, provisional).
         r_max: highest contradiction ratio the gate lets through (0.3, provisional).
@@ -123,9 +129,9 @@ class MirageConfig:
             family shifts them. Chosen on the fit split of the scoreboard
             (``benchmarks/results/scoreboard-choice.md``). Known false alarm: honest
             evidence whose passages all share one word and read alike, with nothing else
-            retrieved, looks like planted passages alone (9% of honest gpe-eval page sets at
+            retrieved, looks like planted passages alone (12% of honest gpe-eval page sets at
             k = 5, report split; the README example's four honest passages on their own), and
-            honest passages flagged beside others are quarantined (some passages of 31% of
+            honest passages flagged beside others are quarantined (some passages of 33% of
             those sets), so fewer corroborated claims are delivered.
         coordination_threshold: the score at which the coordination model flags a group
             (``None``: the model's threshold, 2.5 for the embedding model, chosen on the
@@ -133,9 +139,13 @@ class MirageConfig:
             :data:`~mirage_core.coordination.DEFAULT_MODEL`). Lower flags more planted groups
             and more honest ones: fewer wrong answers delivered, fewer honest claims.
         coordination_isolated_threshold: the same for a group that is the whole evidence
-            (``None``: the model's, 0.8 for the embedding model; the text model has no
+            (``None``: the model's, 0.572 for the embedding model; the text model has no
             isolated scoring and ignores it). Lower blocks more planted passages retrieved
             alone and more honest evidence that reads like one story told alike.
+        coordination_isolated_signals: the signals a group that is the whole evidence is
+            scored on (``None``: the model's, answer focus + novelty + cosine for the embedding
+            model; ``tightness`` is undefined for such a group and
+            not allowed; the text model has no isolated scoring and ignores it).
         coordination_self_conflict: a flagged group two of whose passages contradict each
             other (an edge with ``w_contr`` at least this) is released, not quarantined:
             planted copies push one answer, and a polluted page that copied the honest pages'
@@ -184,7 +194,7 @@ class MirageConfig:
     """
 
     tau: float = 0.3
-    kappa: float = 0.5
+    kappa: float = 0.7
     alpha: float = 0.5
     beta: float = 0.5
     r_max: float = 0.3
@@ -211,6 +221,7 @@ class MirageConfig:
     coordination: Coordination = "embedding"
     coordination_threshold: float | None = None
     coordination_isolated_threshold: float | None = None
+    coordination_isolated_signals: tuple[str, ...] | None = None
     coordination_self_conflict: float | None = 0.9
     coordinated_d_min: int | None = 1
     quarantined_conflicts: QuarantinedConflicts = "count"
@@ -290,6 +301,18 @@ class MirageConfig:
                 or not math.isfinite(value)
             ):
                 raise ValueError(f"{name} must be a finite number or None, got {value!r}")
+        if self.coordination_isolated_signals is not None:
+            chosen = self.coordination_isolated_signals
+            if (
+                isinstance(chosen, str)
+                or not chosen
+                or not all(s in ISOLATED_SIGNALS for s in chosen)
+            ):
+                raise ValueError(
+                    "coordination_isolated_signals must be a non-empty sequence of "
+                    f"{list(ISOLATED_SIGNALS)} or None, got {chosen!r}"
+                )
+            object.__setattr__(self, "coordination_isolated_signals", tuple(chosen))
         positive_int("min_claim_tokens")
         positive_int("max_claims_per_passage")
         positive_int("max_passage_chars")
@@ -338,6 +361,7 @@ class MirageConfig:
         """The method exactly as published: no §1.8 options, no independence groups, no
         coordination handling and no pair budget."""
         base: dict[str, Any] = dict(
+            kappa=0.5,  # DESIGN.md's provisional κ, whatever the default becomes
             min_support=0,
             fact_check=False,
             partners_per_claim=None,
@@ -364,6 +388,8 @@ class MirageConfig:
         data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["trust"] = dict(self.trust)
         data["fact_kinds"] = list(self.fact_kinds)
+        if self.coordination_isolated_signals is not None:
+            data["coordination_isolated_signals"] = list(self.coordination_isolated_signals)
         return data
 
     @classmethod

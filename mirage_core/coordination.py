@@ -46,6 +46,7 @@ from mirage_core.claims import STOPWORDS, content_tokens, split_sentences
 
 __all__ = [
     "DEFAULT_MODEL",
+    "ISOLATED_SIGNALS",
     "SIGNALS",
     "TEXT_MODEL",
     "CoordinationModel",
@@ -69,6 +70,10 @@ SIGNALS: tuple[str, ...] = (
     "tightness",
     "cosine",
 )
+
+#: The signals defined for a group that is the whole evidence (``tightness`` compares a group
+#: with the query's other passages, and there are none).
+ISOLATED_SIGNALS: tuple[str, ...] = tuple(s for s in SIGNALS if s != "tightness")
 
 _WORD = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_][^\W_]*(?:['’][^\W\d_]+)?")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
@@ -418,13 +423,21 @@ class CoordinationModel:
 #: Length floor ``min_tokens`` 14 (fit half; held out it costs 1 point on the original /
 #: paraphrased / synonym poisons and no honest set changes: honest pages, a 300-char cut and
 #: query snippets all hold more content tokens per passage).
-#: A group that is the whole evidence has no ``tightness``: it is scored on ``answer_focus`` +
-#: ``cosine`` against its own threshold, the lowest that flags at most 2% of the scoreboard's
-#: honest gpe-eval fit sets (``benchmarks/coordination_isolated.py``, honest evidence only;
-#: benchmarks/results/coordination_isolated.txt). Report split: honest sets flagged 2.7%;
-#: PoisonedRAG poisons alone caught 82% / 84% (NQ / HotpotQA), adaptive 80–100%; attack-only
-#: gpe-eval pages 46% / 26% (k = 5 / 10).
-#: Both thresholds were then lowered on the scoreboard's fit split (session 6): the rules above
+#: A group that is the whole evidence has no ``tightness``: it is scored on its own signals
+#: (``isolated_signals``) against its own threshold. Session 5 fit ``answer_focus`` + ``cosine``
+#: with the lowest threshold that flags at most 2% of the scoreboard's honest gpe-eval fit sets
+#: (1.169). Session 7 compared every combination of the isolated signals at one honest cost, the
+#: 11 of 300 honest fit sets the shipped scoring then flagged (``benchmarks/coordination_isolated.py
+#: --budget answer_focus,cosine@0.8``; benchmarks/results/coordination_isolated.txt), and took
+#: the one catching the largest mean share of the attack-only evidence kinds on the fit split:
+#: ``answer_focus`` + ``novelty`` + ``cosine`` at 0.572 (planted passages repeat one story;
+#: honest pages bring facts of their own). Against ``answer_focus`` + ``cosine`` at that cost,
+#: attack-only gpe-eval pages caught 75% / 77% (was 64% / 68%, k = 5, fit / report) and 59% /
+#: 50% (39% / 39%, k = 10); PoisonedRAG poisons alone 94% / 94% and 86% / 84% (88% / 94%,
+#: 86% / 84%); dispersed poisons alone unchanged (90% / 100%, 80% / 80%). Shipped with
+#: ``MirageConfig.kappa`` 0.7 after a scoreboard sweep (benchmarks/results/scoreboard-choice.md).
+#: The main threshold was lowered on the scoreboard's fit split (session 6), and the isolated
+#: one with it before session 7 replaced the isolated signals: the rules above
 #: (3.773, 1.169) bound the honest sets *flagged*, but a flag on honest evidence mostly costs
 #: delivered claims, not the pass, since the gate passes what remains. A sweep of both
 #: (``MirageConfig.coordination_threshold`` / ``coordination_isolated_threshold``; 1.5–4.5 and
@@ -454,11 +467,11 @@ DEFAULT_MODEL = CoordinationModel(
     },
     threshold=2.5,
     min_tokens=14.0,
-    isolated_signals=("answer_focus", "cosine"),
-    isolated_threshold=0.8,
-    provenance="benchmarks/coordination_signals.py, seed 0 (fit half); isolated groups: "
-    "benchmarks/coordination_isolated.py; both thresholds: benchmarks/choose_default.py "
-    "(scoreboard fit split, rule J3)",
+    isolated_signals=("answer_focus", "novelty", "cosine"),
+    isolated_threshold=0.572,
+    provenance="benchmarks/coordination_signals.py, seed 0 (fit half); main threshold: "
+    "benchmarks/choose_default.py (scoreboard fit split, rule J3); isolated signals and "
+    "threshold: benchmarks/coordination_isolated.py (session 7)",
 )
 
 
@@ -482,17 +495,21 @@ def model_for(
     embeddings: bool,
     threshold: float | None = None,
     isolated_threshold: float | None = None,
+    isolated_signals: Sequence[str] | None = None,
 ) -> CoordinationModel:
     """:data:`DEFAULT_MODEL` (with ``embeddings``) or :data:`TEXT_MODEL`, with its thresholds
-    replaced where given (``MirageConfig.coordination_threshold`` /
-    ``coordination_isolated_threshold``). The text model has no isolated scoring, so
-    ``isolated_threshold`` leaves it unchanged."""
+    and isolated signals replaced where given (``MirageConfig.coordination_threshold`` /
+    ``coordination_isolated_threshold`` / ``coordination_isolated_signals``). The text model
+    has no isolated scoring, so the isolated ones leave it unchanged."""
     model = DEFAULT_MODEL if embeddings else TEXT_MODEL
-    changes: dict[str, float] = {}
+    changes: dict[str, object] = {}
     if threshold is not None:
         changes["threshold"] = float(threshold)
-    if isolated_threshold is not None and model.isolated_signals:
-        changes["isolated_threshold"] = float(isolated_threshold)
+    if model.isolated_signals:
+        if isolated_threshold is not None:
+            changes["isolated_threshold"] = float(isolated_threshold)
+        if isolated_signals is not None:
+            changes["isolated_signals"] = tuple(isolated_signals)
     return replace(model, **changes) if changes else model
 
 

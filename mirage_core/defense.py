@@ -286,6 +286,7 @@ class Mirage:
                     embeddings is not None,
                     cfg.coordination_threshold,
                     cfg.coordination_isolated_threshold,
+                    cfg.coordination_isolated_signals,
                 ),
             )
             # GroupSignals index the kept passages; report the caller's indices.

@@ -10,7 +10,7 @@ def test_defaults_and_paper():
     cfg = MirageConfig()
     assert (cfg.tau, cfg.kappa, cfg.alpha, cfg.beta, cfg.r_max, cfg.d_min, cfg.default_trust) == (
         0.3,
-        0.5,
+        0.7,
         0.5,
         0.5,
         0.3,
@@ -18,6 +18,7 @@ def test_defaults_and_paper():
         0.5,
     )
     paper = MirageConfig.paper()
+    assert paper.kappa == 0.5  # DESIGN.md's provisional value, not the scoreboard's
     assert (
         paper.fact_check is False
         and paper.min_support == 0
@@ -56,6 +57,10 @@ def test_defaults_and_paper():
         {"coordination_threshold": float("nan")},
         {"coordination_isolated_threshold": "low"},
         {"coordination_threshold": True},
+        {"coordination_isolated_signals": ("tightness",)},
+        {"coordination_isolated_signals": ("cosine", "bogus")},
+        {"coordination_isolated_signals": "cosine"},
+        {"coordination_isolated_signals": ()},
         {"quarantined_conflicts": "drop"},
         {"trust": {"a.org": 2}},
         {"trust": [("a.org", 1)]},
@@ -75,7 +80,13 @@ def test_trust_is_copied_lower_cased_and_defaulted():
 
 
 def test_round_trips_through_file_pickle_and_copy(tmp_path):
-    cfg = MirageConfig(r_max=0.25, trust={"a.org": 1.0}, contradiction_scope="selected")
+    cfg = MirageConfig(
+        r_max=0.25,
+        trust={"a.org": 1.0},
+        contradiction_scope="selected",
+        coordination_isolated_signals=["answer_focus", "cosine"],  # a list from JSON
+    )
+    assert cfg.coordination_isolated_signals == ("answer_focus", "cosine")
     path = tmp_path / "cfg.json"
     cfg.to_file(path)
     assert MirageConfig.from_file(path) == cfg

@@ -10,6 +10,7 @@ import pytest
 
 from mirage_core.coordination import (
     DEFAULT_MODEL,
+    ISOLATED_SIGNALS,
     SIGNALS,
     TEXT_MODEL,
     CoordinationModel,
@@ -212,7 +213,7 @@ def test_one_line_passages_are_scored_but_never_flagged(clean_passages):
 
 def test_a_group_that_is_the_whole_evidence_is_scored_on_the_isolated_signals():
     """With no passage outside the group there is no tightness: the embedding model scores
-    such a group on answer focus + plain cosine against its own threshold; the text model
+    such a group on its isolated signals (with cosine) against its own threshold; the text model
     (no cosine) keeps its signals."""
     rng = np.random.default_rng(0)
     emb = rng.normal(size=(3, 8))
@@ -222,7 +223,9 @@ def test_a_group_that_is_the_whole_evidence_is_scored_on_the_isolated_signals():
     assert whole.isolated and math.isnan(whole.tightness) and math.isfinite(whole.cosine)
     g = DEFAULT_MODEL.score(whole)
     z = g.standardized
-    assert g.score == pytest.approx((z["answer_focus"] + z["cosine"]) / 2, abs=1e-3)
+    isolated = DEFAULT_MODEL.isolated_signals
+    assert "cosine" in isolated and "tightness" not in isolated
+    assert g.score == pytest.approx(np.mean([z[s] for s in isolated]), abs=1e-3)
     assert g.flagged == (
         g.score >= DEFAULT_MODEL.isolated_threshold and g.tokens >= DEFAULT_MODEL.min_tokens
     )
@@ -260,6 +263,21 @@ def test_model_for_replaces_only_the_thresholds_it_is_given():
     assert model_for(False, threshold=9.0).threshold == 9.0
 
 
+def test_model_for_replaces_the_isolated_signals_it_is_given():
+    m = model_for(True, isolated_signals=["cosine"])
+    assert m.isolated_signals == ("cosine",) and m.signals == DEFAULT_MODEL.signals
+    assert m.isolated_threshold == DEFAULT_MODEL.isolated_threshold
+    rng = np.random.default_rng(0)
+    emb = rng.normal(size=(3, 8))
+    whole = group_signals(
+        evidence_profile(QUERY, PLANTED, DOMAINS, emb / np.linalg.norm(emb, axis=1, keepdims=True)),
+        [0, 1, 2],
+    )
+    assert m.score(whole).score == pytest.approx(m.standardize(whole)["cosine"], abs=1e-9)
+    assert model_for(False, isolated_signals=["cosine"]) is TEXT_MODEL
+    assert "tightness" not in ISOLATED_SIGNALS and set(ISOLATED_SIGNALS) < set(SIGNALS)
+
+
 def test_config_thresholds_decide_what_the_defense_flags(fake_nli):
     """``coordination_threshold`` reaches the detector: the planted group flagged at the
     model's threshold is left alone at a threshold no group reaches."""
@@ -280,3 +298,29 @@ def test_config_thresholds_decide_what_the_defense_flags(fake_nli):
     assert f"≥ {TEXT_MODEL.threshold:.2f}" in group["explain"]
     lower = Mirage(base.replace(coordination_threshold=1.0), nli=fake_nli).defend(QUERY, passages)
     assert lower.extras["coordination_signals"][0]["threshold"] == 1.0
+
+
+def test_config_isolated_signals_reach_the_detector(fake_nli, fake_embedder):
+    """``coordination_isolated_signals`` decides how the defense scores evidence that is one
+    group: the same planted passages alone are flagged or not depending on the signals."""
+    from mirage_core import Mirage, MirageConfig, Passage
+
+    passages = [Passage(t, source=f"https://p{i}.example/a") for i, t in enumerate(PLANTED_LONG)]
+    base = MirageConfig(coordination_self_conflict=None, coordination_isolated_threshold=0.0)
+    scores, flagged = {}, set()
+    for signals in (("cosine",), ("novelty",), ("answer_focus", "cosine")):
+        cfg = base.replace(coordination_isolated_signals=signals)
+        v = Mirage(cfg, nli=fake_nli, embedder=fake_embedder).defend(QUERY, passages)
+        direct = detect_coordination(
+            QUERY,
+            [p.text for p in passages],
+            [f"p{i}.example" for i in range(3)],
+            fake_embedder.embed([p.text for p in passages]),
+            model_for(True, isolated_threshold=0.0, isolated_signals=signals),
+        )[0]
+        assert direct.isolated
+        assert v.extras.get("coordinated_passages", []) == ([0, 1, 2] if direct.flagged else [])
+        scores[signals] = direct.score
+        flagged.add(direct.flagged)
+    assert len(set(scores.values())) == 3  # each choice scored the group differently
+    assert flagged == {True, False}  # and the choice decided the flag
