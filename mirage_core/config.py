@@ -48,11 +48,12 @@ class MirageConfig:
 
     Method (paper values; those marked *provisional* are for the calibration tool to fit):
         tau: token-containment overlap a cross-source pair needs to be sent to NLI (0.3, provisional).
-        kappa: minimum p_contra for a contradiction edge to count (0.7; the paper's provisional
-            0.5 in :meth:`paper`). Chosen on the scoreboard's fit split in session 7
-            (``benchmarks/results/scoreboard-choice.md``): the packaged model gives compatible
-            claims p_contra 0.5–0.7 often enough that 0.5 costs 5–8 points of clean gpe-eval
-            pass (fit / report split).
+        kappa: minimum p_contra for a contradiction edge to count, after the two directions
+            are combined (``contradiction_symmetry``) (0.8; the paper's provisional 0.5 in
+            :meth:`paper`). Chosen with ``contradiction_symmetry="mean"`` on the scoreboard's
+            fit split in session 7 (``benchmarks/results/scoreboard-choice.md``): the packaged
+            model gives compatible claims p_contra 0.5–0.7 often enough that 0.5 costs 5–8
+            points of clean gpe-eval pass (fit / report split).
         alpha: weight of domain trust in the claim score (0.5, provisional).
         beta: weight of the normalized retrieval score in the claim score (0.5, provisional).
         r_max: highest contradiction ratio the gate lets through (0.3, provisional).
@@ -76,7 +77,8 @@ class MirageConfig:
             weight: ``"each"`` (each direction its own p_contra, the paper), ``"min"``,
             ``"mean"`` or ``"max"`` of the two, given to both directions. A contradiction is
             symmetric; a small model's one-directional p_contra on a compatible paraphrase is
-            noise (default chosen on the scoreboard's fit split, see docs).
+            noise (default ``"mean"`` with ``kappa`` 0.8, chosen on the scoreboard's fit split in
+            session 7; ``"min"`` with 0.5 before).
         relevance: how each claim's relevance to the query is measured: ``"lexical"`` (share
             of the query's content words the claim holds, saturating at
             ``relevance_saturation``) or ``"none"`` (every claim fully relevant, the paper).
@@ -194,7 +196,7 @@ class MirageConfig:
     """
 
     tau: float = 0.3
-    kappa: float = 0.7
+    kappa: float = 0.8
     alpha: float = 0.5
     beta: float = 0.5
     r_max: float = 0.3
@@ -203,7 +205,7 @@ class MirageConfig:
     default_trust: float = 0.5
     contradiction_scope: ContradictionScope = "graph"
     claim_filter: bool = True
-    contradiction_symmetry: ContradictionSymmetry = "min"
+    contradiction_symmetry: ContradictionSymmetry = "mean"
     relevance: Relevance = "lexical"
     relevance_saturation: float = 0.5
     min_support: int = 0

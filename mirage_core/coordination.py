@@ -435,7 +435,8 @@ class CoordinationModel:
 #: attack-only gpe-eval pages caught 75% / 77% (was 64% / 68%, k = 5, fit / report) and 59% /
 #: 50% (39% / 39%, k = 10); PoisonedRAG poisons alone 94% / 94% and 86% / 84% (88% / 94%,
 #: 86% / 84%); dispersed poisons alone unchanged (90% / 100%, 80% / 80%). Shipped with
-#: ``MirageConfig.kappa`` 0.7 after a scoreboard sweep (benchmarks/results/scoreboard-choice.md).
+#: ``MirageConfig.kappa`` 0.8 on the mean of both directions after a scoreboard sweep
+#: (benchmarks/results/scoreboard-choice.md).
 #: The main threshold was lowered on the scoreboard's fit split (session 6), and the isolated
 #: one with it before session 7 replaced the isolated signals: the rules above
 #: (3.773, 1.169) bound the honest sets *flagged*, but a flag on honest evidence mostly costs

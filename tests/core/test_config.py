@@ -10,7 +10,7 @@ def test_defaults_and_paper():
     cfg = MirageConfig()
     assert (cfg.tau, cfg.kappa, cfg.alpha, cfg.beta, cfg.r_max, cfg.d_min, cfg.default_trust) == (
         0.3,
-        0.7,
+        0.8,
         0.5,
         0.5,
         0.3,
