@@ -199,7 +199,8 @@ class GroupSignals:
 
     def explain(self) -> str:
         """One line for the verdict: which signals tied which passages."""
-        who = ", ".join(str(i) for i in self.passages)
+        # the members that share the tokens; absorbed passages are named at the end
+        who = ", ".join(str(i) for i in self.passages if i not in self.absorbed)
         parts = [
             f"passages {who} ({self.publishers} publishers) share {', '.join(self.shared[:4])!s}"
         ]
@@ -542,7 +543,8 @@ def absorb_near_copies(
             out.append(g)
             continue
         members = list(g.passages)
-        outside = [i for i in range(n) if i not in set(members)]
+        inside = set(members)
+        outside = [i for i in range(n) if i not in inside]
         if not outside:
             out.append(g)
             continue

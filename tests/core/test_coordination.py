@@ -348,6 +348,7 @@ def test_absorb_near_copies_takes_in_passages_as_close_as_the_members():
     [out] = absorb_near_copies([group], emb, margin=0.0)
     assert out.passages == (0, 1, 2, 3) and out.absorbed == (3,)
     assert "passages 3 joined them" in out.explain()
+    assert out.explain().startswith("passages 0, 1, 2 (")  # the members that share the tokens
     # a wide margin takes the honest passage too; an unflagged group is never extended
     assert absorb_near_copies([group], emb, margin=1.0)[0].absorbed == (3, 4)
     quiet = replace(group, flagged=False)
