@@ -194,12 +194,14 @@ def _pair_conflicts(records: list[InstanceRecord], system: str, kind: str) -> tu
     return hit, total
 
 
-def _answer_pairs(records: list[InstanceRecord], system: str) -> tuple[int, int, int]:
+def _answer_pairs(records: list[InstanceRecord], system: str) -> tuple[int, int, int, int]:
     """Answer-bearing gold-vs-poison claim pairs of PoisonedRAG gold + 5: a clean claim that
     states the correct answer (and not the poison's) against a poison claim that states the
     poison's answer (and not the correct one), in different passages. Returns (pairs, pairs
-    NLI scored, pairs called contradiction): a pair never sent to NLI is a conflict missed."""
-    total = scored = hit = 0
+    NLI scored, pairs called contradiction, pairs under τ): a pair never sent to NLI is a
+    conflict missed, either because the two claims share too few tokens (token containment
+    under the verdict's τ, the candidate prefilter) or because the pair budget cut it."""
+    total = scored = hit = under_tau = 0
     for rec in records:
         v = rec.verdicts.get(system)
         if v is None or not rec.correct or not rec.incorrect:
@@ -220,6 +222,7 @@ def _answer_pairs(records: list[InstanceRecord], system: str) -> tuple[int, int,
         for k in range(n_dir):
             a, b = int(g.premise[k]), int(g.hypothesis[k])
             called[(min(a, b), max(a, b))] = bool(g.w_contr[k] > 0 or g.w_contr[k + n_dir] > 0)
+        tau = float(v.thresholds.get("tau", 0.0))
         for x in gold:
             for y in poison:
                 key = (min(x, y), max(x, y))
@@ -227,7 +230,11 @@ def _answer_pairs(records: list[InstanceRecord], system: str) -> tuple[int, int,
                 if key in called:
                     scored += 1
                     hit += called[key]
-    return total, scored, hit
+                    continue
+                tx, ty = v.claims[x].tokens, v.claims[y].tokens
+                if len(tx & ty) / max(min(len(tx), len(ty)), 1) < tau - 1e-12:
+                    under_tau += 1
+    return total, scored, hit, under_tau
 
 
 def measure(records: list[InstanceRecord], system: str, regime: str, metric: str) -> float | None:
@@ -395,17 +402,21 @@ def score_rows(
         if s == "ragdefender":
             cells.append("—")
             continue
-        total = scored = hit = 0
+        total = scored = hit = under = 0
         for ds, recs in records.items():
             if not ds.startswith("poisonedrag") or ":" in ds:
                 continue
             part = [r for r in recs if r.regime == "mixed" and split_of(ds, r.qid, seed) == sp]
-            t, sc, h = _answer_pairs(part, s)
-            total, scored, hit = total + t, scored + sc, hit + h
+            t, sc, h, u = _answer_pairs(part, s)
+            total, scored, hit, under = total + t, scored + sc, hit + h, under + u
         row[f"{s}:{sp}"] = hit / total if total else None
         row[f"{s}:{sp}:pairs"] = total
         row[f"{s}:{sp}:scored"] = scored
-        cells.append(f"{_pc(hit / total if total else None)} of {total} ({scored} NLI-scored)")
+        row[f"{s}:{sp}:under_tau"] = under
+        cells.append(
+            f"{_pc(hit / total if total else None)} of {total} "
+            f"({scored} NLI-scored, {under} under τ)"
+        )
     table.append(row)
     lines.append(f"| {row['measure']} (PoisonedRAG gold+5) | — | " + " | ".join(cells) + " |")
     lines.append(
