@@ -53,6 +53,7 @@ from mirage_core.evaluation.harness import (
     contains_answer,
     run_benchmark,
 )
+from mirage_core.pairs import candidate_pairs
 
 GPE_ATTACKS = ("fakegpt", "poisonedrag")
 
@@ -199,8 +200,9 @@ def _answer_pairs(records: list[InstanceRecord], system: str) -> tuple[int, int,
     states the correct answer (and not the poison's) against a poison claim that states the
     poison's answer (and not the correct one), in different passages. Returns (pairs, pairs
     NLI scored, pairs called contradiction, pairs under τ): a pair never sent to NLI is a
-    conflict missed, either because the two claims share too few tokens (token containment
-    under the verdict's τ, the candidate prefilter) or because the pair budget cut it."""
+    conflict missed, either because the two claims are no candidate pair (token containment
+    under the verdict's τ: :func:`mirage_core.pairs.candidate_pairs`) or because the pair
+    budget cut it."""
     total = scored = hit = under_tau = 0
     for rec in records:
         v = rec.verdicts.get(system)
@@ -231,8 +233,8 @@ def _answer_pairs(records: list[InstanceRecord], system: str) -> tuple[int, int,
                     scored += 1
                     hit += called[key]
                     continue
-                tx, ty = v.claims[x].tokens, v.claims[y].tokens
-                if len(tx & ty) / max(min(len(tx), len(ty)), 1) < tau - 1e-12:
+                # the engine's own prefilter, not a copy of its formula
+                if not len(candidate_pairs((v.claims[x], v.claims[y]), tau)):
                     under_tau += 1
     return total, scored, hit, under_tau
 
