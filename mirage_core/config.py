@@ -89,6 +89,10 @@ class MirageConfig:
             for the fact check to compare them (0.7): a minimal edit keeps the rest of the
             sentence, two different sentences on one topic do not (chosen on the fit split of
             ``benchmarks/factcheck_precision.py``).
+        answer_conflict: block when two verified claims from different sources each hold at
+            least this share of the query's content words and name different numbers, months
+            or proper names, none of them in the query: two sources answering the question
+            differently (:mod:`mirage_core.answer_conflict`; ``None`` = off).
         fact_kinds: the fact-check kinds that count as conflicts (``number``, ``month``,
             ``name``); only kinds measured at ≥ 95% precision on clean web evidence are on by
             default (see ``benchmarks/factcheck_precision.py``).
@@ -220,6 +224,7 @@ class MirageConfig:
     fact_overlap: float = 0.5
     fact_kinds: tuple[str, ...] = ("number", "month", "name")
     fact_similarity: float = 0.7
+    answer_conflict: float | None = None
     independence: Independence = "domain"
     single_domain: SingleDomain = "documents"
     duplicate_threshold: float = 0.7
@@ -283,6 +288,10 @@ class MirageConfig:
         object.__setattr__(self, "fact_kinds", tuple(self.fact_kinds))
         if self.coordinated_trust is not None:
             unit("coordinated_trust")
+        if self.answer_conflict is not None:
+            unit("answer_conflict")
+            if self.answer_conflict == 0:
+                raise ValueError("answer_conflict must be > 0 (or None to turn the rule off)")
         if (
             isinstance(self.coordination_z, bool)
             or not isinstance(self.coordination_z, int | float)
@@ -390,6 +399,7 @@ class MirageConfig:
             coordination_absorb_margin=None,
             coordinated_d_min=None,
             single_domain="block",
+            answer_conflict=None,
         )
         return cls(**(base | overrides))
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from mirage_core.answer_conflict import answer_conflicts
 from mirage_core.claims import clean_text, extract_claims
 from mirage_core.config import MirageConfig
 from mirage_core.embeddings import Embedder, as_embedder
@@ -583,6 +584,16 @@ class Mirage:
                 + (f" ({', '.join(fired)})" if fired else "")
                 + " and were quarantined"
             )
+        if decision == "verified" and cfg.answer_conflict is not None:
+            found = answer_conflicts(prep.query, claims, selected, cfg.answer_conflict)
+            if found:
+                extras["answer_conflicts"] = [dataclasses.asdict(c) for c in found]
+                decision = "fallback"
+                reason = (
+                    "blocked: "
+                    + found[0].describe(claims)
+                    + (f" (and {len(found) - 1} more pairs)" if len(found) > 1 else "")
+                )
         if decision == "verified" and cfg.block_on_tie:
             tie = _tie(graph, groups, np.asarray(selected, dtype=np.int64), weight)
             if tie is not None:

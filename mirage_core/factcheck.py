@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
-__all__ = ["FACT_KINDS", "fact_conflict", "fact_conflict_kind"]
+__all__ = ["FACT_KINDS", "fact_conflict", "fact_conflict_kind", "fact_tokens"]
 
 #: The kinds of fact token the check compares, in the order it reports them.
 FACT_KINDS: tuple[str, ...] = ("number", "month", "name")
@@ -36,7 +36,10 @@ def _kind(token: str, sentence_initial: bool) -> str | None:
     return None
 
 
-def _tokens(sentence: str) -> list[tuple[str, str | None]]:
+def fact_tokens(sentence: str) -> list[tuple[str, str | None]]:
+    """``sentence``'s tokens, lower-cased (thousands separators dropped), each with its fact
+    kind (``"number"``, ``"month"``, ``"name"``: capitalized and not sentence-initial) or
+    ``None``."""
     out = []
     for i, m in enumerate(_TOKEN.finditer(sentence)):
         tok = m.group(0)
@@ -60,7 +63,7 @@ def fact_conflict_kind(
     ``min_similarity`` of the shorter sentence's tokens align with the other (difflib's
     matching blocks): a minimal edit leaves the rest of the sentence in place, two different
     sentences that share a topic do not."""
-    ta, tb = _tokens(a), _tokens(b)
+    ta, tb = fact_tokens(a), fact_tokens(b)
     if not ta or not tb:
         return None
     matcher = SequenceMatcher(a=[t for t, _ in ta], b=[t for t, _ in tb], autojunk=False)

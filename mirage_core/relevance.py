@@ -21,12 +21,13 @@ import numpy as np
 from mirage_core.claims import content_tokens
 from mirage_core.types import Claim
 
-__all__ = ["edge_relevance", "lexical_relevance"]
+__all__ = ["edge_relevance", "lexical_relevance", "query_share", "stems"]
 
 _STEM = 5
 
 
-def _stems(tokens: frozenset[str]) -> set[str]:
+def stems(tokens: frozenset[str]) -> set[str]:
+    """Content tokens cut to their 5-character stem (numbers whole)."""
     return {t[:_STEM] if len(t) > _STEM and not t[0].isdigit() else t for t in tokens}
 
 
@@ -34,11 +35,16 @@ def lexical_relevance(query: str, claims: Sequence[Claim], saturation: float = 0
     """Relevance of each claim to ``query`` in [0, 1] (see the module docstring)."""
     if saturation <= 0:
         raise ValueError("saturation must be > 0")
-    q = _stems(content_tokens(query))
+    return np.minimum(1.0, query_share(query, claims) / saturation)
+
+
+def query_share(query: str, claims: Sequence[Claim]) -> np.ndarray:
+    """The share of ``query``'s content-word stems each claim holds (1 for every claim when the
+    query has no content word)."""
+    q = stems(content_tokens(query))
     if not q:
         return np.ones(len(claims))
-    share = np.array([len(q & _stems(c.tokens)) / len(q) for c in claims], dtype=np.float64)
-    return np.minimum(1.0, share / saturation)
+    return np.array([len(q & stems(c.tokens)) / len(q) for c in claims], dtype=np.float64)
 
 
 def edge_relevance(

@@ -1,0 +1,97 @@
+"""Two sources that answer the question with different facts: a gate rule beside NLI.
+
+A poisoned passage is written to answer the question: it restates it ("The Eiffel Tower,
+designed by …, is 410 metres tall") and puts its own fact in the answer's place. The honest
+passage restates the question too, with the true fact. The NLI model rarely calls such a pair
+a contradiction (its wording differs everywhere else: `benchmarks/results/conflict_pairs.txt`
+measures recall near 10% at a 5% false-alarm rate), and the fact check (:mod:`mirage_core.factcheck`)
+only compares sentences worded alike. This rule reads the answer slot directly: two verified
+claims from different sources that each hold at least ``min_share`` of the question's content
+words (they are both *about the answer*) and that name facts of one kind — numbers, months,
+proper names, none of them in the question — with no fact of that kind in common answer the
+question differently, and the gate blocks.
+
+Facts are tokens typed by :func:`mirage_core.factcheck.fact_tokens` (a name is a capitalized
+token that does not open the sentence and is not a stopword). A fact the question already holds
+("When did Apollo 11 land?") names the question, not the answer, and is left out, whole or by
+its 5-character stem.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from mirage_core.claims import STOPWORDS, content_tokens
+from mirage_core.factcheck import FACT_KINDS, fact_tokens
+from mirage_core.relevance import query_share, stems
+from mirage_core.types import Claim
+
+__all__ = ["AnswerConflict", "answer_conflicts", "answer_facts"]
+
+
+@dataclass(frozen=True)
+class AnswerConflict:
+    """Claims ``left`` and ``right`` (claim indices, different sources) both restate the
+    question and name different ``kind`` facts: ``left_facts`` against ``right_facts``."""
+
+    left: int
+    right: int
+    kind: str
+    left_facts: tuple[str, ...]
+    right_facts: tuple[str, ...]
+
+    def describe(self, claims: Sequence[Claim]) -> str:
+        a, b = claims[self.left], claims[self.right]
+        return (
+            f"claims {self.left} ({a.source}) and {self.right} ({b.source}) both answer the "
+            f"question and name different {self.kind}s: "
+            f"{', '.join(self.left_facts)} vs {', '.join(self.right_facts)}"
+        )
+
+
+def _question_words(query: str) -> set[str]:
+    words = {t for t, _ in fact_tokens(query)}
+    return words | stems(content_tokens(query))
+
+
+def answer_facts(text: str, question_words: set[str]) -> dict[str, frozenset[str]]:
+    """The facts of each kind ``text`` names that ``question_words`` (the question's tokens and
+    content stems) do not."""
+    found: dict[str, set[str]] = {}
+    for token, kind in fact_tokens(text):
+        if kind is None or token in question_words:
+            continue
+        if kind == "name" and (token in STOPWORDS or token[:5] in question_words):
+            continue
+        found.setdefault(kind, set()).add(token)
+    return {k: frozenset(v) for k, v in found.items()}
+
+
+def answer_conflicts(
+    query: str, claims: Sequence[Claim], indices: Sequence[int], min_share: float
+) -> list[AnswerConflict]:
+    """Every pair of ``claims[indices]`` from different sources that holds at least
+    ``min_share`` of ``query``'s content words each and names disjoint facts of one kind (the
+    first kind of :data:`~mirage_core.factcheck.FACT_KINDS` that differs)."""
+    if not indices:
+        return []
+    share = query_share(query, [claims[i] for i in indices])
+    # Only claims that restate the question are compared: a handful per query, so the
+    # pairwise loop below stays small whatever the number of claims.
+    on_question = [i for i, s in zip(indices, share, strict=True) if s >= min_share]
+    if len(on_question) < 2:
+        return []
+    words = _question_words(query)
+    facts = {i: answer_facts(claims[i].text, words) for i in on_question}
+    out = []
+    for a_pos, a in enumerate(on_question):
+        for b in on_question[a_pos + 1 :]:
+            if claims[a].source == claims[b].source:
+                continue
+            for kind in FACT_KINDS:
+                fa, fb = facts[a].get(kind), facts[b].get(kind)
+                if fa and fb and not fa & fb:
+                    out.append(AnswerConflict(a, b, kind, tuple(sorted(fa)), tuple(sorted(fb))))
+                    break
+    return out

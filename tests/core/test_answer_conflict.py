@@ -1,0 +1,94 @@
+import numpy as np
+import pytest
+
+from mirage_core import CallableNLI, Mirage, MirageConfig, Passage
+from mirage_core.answer_conflict import answer_conflicts, answer_facts
+from mirage_core.claims import content_tokens
+from mirage_core.types import Claim
+
+QUERY = "How tall is the Eiffel Tower in Paris?"
+
+
+def _claim(i: int, text: str, source: str | None = None) -> Claim:
+    source = source or f"s{i}"
+    return Claim(i, text, i, 0, len(text), source, source, 1.0, content_tokens(text))
+
+
+def test_facts_leave_out_what_the_question_names():
+    words = {"eiffel", "tower", "paris", "tall"}
+    facts = answer_facts("The Eiffel Tower in Paris is 330 metres tall, says The Times.", words)
+    # Eiffel, Tower and Paris are in the question; "The" is a stopword; the sentence-initial
+    # "The" is never a name.
+    assert facts == {"number": frozenset({"330"}), "name": frozenset({"times"})}
+
+
+def test_two_sources_naming_different_numbers_conflict():
+    claims = [
+        _claim(0, "The Eiffel Tower in Paris is 330 metres tall."),
+        _claim(1, "The Eiffel Tower in Paris stands 410 metres tall."),
+        _claim(2, "The Eiffel Tower in Paris is 330 m tall, the guide says."),
+    ]
+    found = answer_conflicts(QUERY, claims, [0, 1, 2], min_share=0.6)
+    assert [(c.left, c.right, c.kind) for c in found] == [(0, 1, "number"), (1, 2, "number")]
+    assert found[0].left_facts == ("330",) and found[0].right_facts == ("410",)
+    assert "410" in found[0].describe(claims)
+
+
+def test_shared_fact_same_source_and_off_question_claims_do_not_conflict():
+    claims = [
+        _claim(0, "The Eiffel Tower in Paris is 330 metres tall."),
+        # names 330 as well as 300: one fact in common, no conflict
+        _claim(1, "The Eiffel Tower in Paris is 330 metres tall, 300 without its antenna."),
+        # about the tower but not its height: under min_share
+        _claim(2, "The tower drew 7 million visitors."),
+    ]
+    assert answer_conflicts(QUERY, claims, [0, 1, 2], min_share=0.6) == []
+    # a page that changes its figure (then and now) is one source, not two
+    same = [claims[0], _claim(1, "The Eiffel Tower in Paris was 312 metres tall in 1889.", "s0")]
+    assert answer_conflicts(QUERY, same, [0, 1], min_share=0.6) == []
+    # only the claims asked about are compared
+    assert answer_conflicts(QUERY, claims, [0], min_share=0.6) == []
+
+
+def test_names_of_different_people_conflict_once_per_pair():
+    query = "Who designed the Eiffel Tower?"
+    claims = [
+        _claim(0, "The Eiffel Tower was designed by Maurice Koechlin in 1884."),
+        _claim(1, "The Eiffel Tower was designed by Stephen Sauvestre in 1884."),
+    ]
+    found = answer_conflicts(query, claims, [0, 1], min_share=0.6)
+    # the year is shared, the names are not
+    assert [(c.kind, c.left_facts, c.right_facts) for c in found] == [
+        ("name", ("koechlin", "maurice"), ("sauvestre", "stephen"))
+    ]
+
+
+def _entail_all(premises: list[str], hypotheses: list[str]) -> np.ndarray:
+    return np.tile([0.9, 0.05, 0.05], (len(premises), 1))
+
+
+PASSAGES = [
+    Passage("The Eiffel Tower in Paris is 330 metres tall.", source="https://a.example/1"),
+    Passage("The Eiffel Tower in Paris is 330 metres tall today.", source="https://b.example/2"),
+    Passage("The Eiffel Tower in Paris stands 410 metres tall.", source="https://c.example/3"),
+]
+
+
+def test_gate_blocks_on_an_answer_conflict_the_nli_missed():
+    config = MirageConfig(independence="none", coordination="none", fact_check=False)
+    off = Mirage(config, nli=CallableNLI(_entail_all)).defend(QUERY, PASSAGES)
+    assert off.passed  # NLI calls every pair an entailment: nothing else blocks
+    on = Mirage(config.replace(answer_conflict=0.6), nli=CallableNLI(_entail_all))
+    verdict = on.defend(QUERY, PASSAGES)
+    assert verdict.decision == "fallback"
+    assert "name different numbers: 330 vs 410" in verdict.reason
+    assert verdict.extras["answer_conflicts"][0]["kind"] == "number"
+
+
+def test_config_validates_the_share_and_paper_turns_it_off():
+    with pytest.raises(ValueError, match="answer_conflict"):
+        MirageConfig(answer_conflict=0)
+    with pytest.raises(ValueError, match="answer_conflict"):
+        MirageConfig(answer_conflict=1.5)
+    assert MirageConfig.paper(answer_conflict=None).answer_conflict is None
+    assert MirageConfig.paper().answer_conflict is None
