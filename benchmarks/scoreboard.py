@@ -44,6 +44,7 @@ from _pair_store import PersistentEmbedder, PersistentNLI, model_digest
 from snippets import SCAN_CHARS as SNIPPET_SCAN_CHARS
 from snippets import snippet_dataset
 
+from mirage_core.answer_conflict import answer_conflicts
 from mirage_core.config import MirageConfig
 from mirage_core.evaluation.calibrate import split_queries
 from mirage_core.evaluation.datasets import Dataset, load_dataset, load_gpe, subsample
@@ -195,19 +196,25 @@ def _pair_conflicts(records: list[InstanceRecord], system: str, kind: str) -> tu
     return hit, total
 
 
-def _answer_pairs(records: list[InstanceRecord], system: str) -> tuple[int, int, int, int]:
+def _answer_pairs(
+    records: list[InstanceRecord], system: str
+) -> tuple[int, int, int, int, int | None]:
     """Answer-bearing gold-vs-poison claim pairs of PoisonedRAG gold + 5: a clean claim that
     states the correct answer (and not the poison's) against a poison claim that states the
     poison's answer (and not the correct one), in different passages. Returns (pairs, pairs
-    NLI scored, pairs called contradiction, pairs under τ): a pair never sent to NLI is a
-    conflict missed, either because the two claims are no candidate pair (token containment
-    under the verdict's τ: :func:`mirage_core.pairs.candidate_pairs`) or because the pair
-    budget cut it."""
+    NLI scored, pairs called contradiction, pairs under τ, pairs the answer-slot rule calls at
+    the verdict's ``answer_conflict`` share, or ``None`` when the rule is off): a pair never sent
+    to NLI is a conflict missed by the model, either because the two claims are no candidate
+    pair (token containment under the verdict's τ: :func:`mirage_core.pairs.candidate_pairs`)
+    or because the pair budget cut it. The rule is asked of every pair, whether or not both
+    claims reached S* (the engine asks it of S* only)."""
     total = scored = hit = under_tau = 0
+    rule: int | None = None
     for rec in records:
         v = rec.verdicts.get(system)
         if v is None or not rec.correct or not rec.incorrect:
             continue
+        share = v.thresholds.get("answer_conflict")
         gold, poison = [], []
         for i, c in enumerate(v.claims):
             right = contains_answer(c.text, rec.correct)
@@ -229,6 +236,9 @@ def _answer_pairs(records: list[InstanceRecord], system: str) -> tuple[int, int,
             for y in poison:
                 key = (min(x, y), max(x, y))
                 total += 1
+                if share is not None:
+                    pair = (v.claims[x], v.claims[y])
+                    rule = (rule or 0) + bool(answer_conflicts(rec.query, pair, [0, 1], share))
                 if key in called:
                     scored += 1
                     hit += called[key]
@@ -236,7 +246,7 @@ def _answer_pairs(records: list[InstanceRecord], system: str) -> tuple[int, int,
                 # the engine's own prefilter, not a copy of its formula
                 if not len(candidate_pairs((v.claims[x], v.claims[y]), tau)):
                     under_tau += 1
-    return total, scored, hit, under_tau
+    return total, scored, hit, under_tau, rule
 
 
 def measure(records: list[InstanceRecord], system: str, regime: str, metric: str) -> float | None:
@@ -405,19 +415,25 @@ def score_rows(
             cells.append("—")
             continue
         total = scored = hit = under = 0
+        rule: int | None = None
         for ds, recs in records.items():
             if not ds.startswith("poisonedrag") or ":" in ds:
                 continue
             part = [r for r in recs if r.regime == "mixed" and split_of(ds, r.qid, seed) == sp]
-            t, sc, h, u = _answer_pairs(part, s)
+            t, sc, h, u, ru = _answer_pairs(part, s)
             total, scored, hit, under = total + t, scored + sc, hit + h, under + u
+            if ru is not None:
+                rule = (rule or 0) + ru
         row[f"{s}:{sp}"] = hit / total if total else None
         row[f"{s}:{sp}:pairs"] = total
         row[f"{s}:{sp}:scored"] = scored
         row[f"{s}:{sp}:under_tau"] = under
+        row[f"{s}:{sp}:answer_rule"] = rule
         cells.append(
             f"{_pc(hit / total if total else None)} of {total} "
-            f"({scored} NLI-scored, {under} under τ)"
+            f"({scored} NLI-scored, {under} under τ"
+            + ("" if rule is None else f"; answer-slot rule: {rule}")
+            + ")"
         )
     table.append(row)
     lines.append(f"| {row['measure']} (PoisonedRAG gold+5) | — | " + " | ".join(cells) + " |")

@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from mirage_core.claims import STOPWORDS, content_tokens
 from mirage_core.factcheck import FACT_KINDS, fact_tokens
 from mirage_core.relevance import query_share, stems
@@ -73,25 +75,45 @@ def answer_conflicts(
 ) -> list[AnswerConflict]:
     """Every pair of ``claims[indices]`` from different sources that holds at least
     ``min_share`` of ``query``'s content words each and names disjoint facts of one kind (the
-    first kind of :data:`~mirage_core.factcheck.FACT_KINDS` that differs)."""
-    if not indices:
+    first kind of :data:`~mirage_core.factcheck.FACT_KINDS` that differs), in index order.
+
+    A query with no content word gives no pair: no claim can be told to restate it."""
+    if len(indices) < 2 or not content_tokens(query):
         return []
     share = query_share(query, [claims[i] for i in indices])
-    # Only claims that restate the question are compared: a handful per query, so the
-    # pairwise loop below stays small whatever the number of claims.
     on_question = [i for i, s in zip(indices, share, strict=True) if s >= min_share]
     if len(on_question) < 2:
         return []
     words = _question_words(query)
-    facts = {i: answer_facts(claims[i].text, words) for i in on_question}
+    facts = [answer_facts(claims[i].text, words) for i in on_question]
+    n = len(on_question)
+    sources = np.array([claims[i].source for i in on_question], dtype=object)
+    # pairs (upper triangle) from different sources that no earlier kind has called yet
+    open_pairs = np.triu(sources[:, None] != sources[None, :], k=1)
+    found: list[tuple[int, int, str]] = []
+    for kind in FACT_KINDS:
+        vocab: dict[str, int] = {}
+        rows, cols = [], []
+        for r, f in enumerate(facts):
+            for token in f.get(kind, ()):
+                rows.append(r)
+                cols.append(vocab.setdefault(token, len(vocab)))
+        if not vocab:
+            continue
+        names = np.zeros((n, len(vocab)), dtype=np.int32)
+        names[rows, cols] = 1
+        has = names.any(axis=1)
+        # both name a fact of this kind, and none in common: one matrix product, no pair loop
+        hit = open_pairs & has[:, None] & has[None, :] & ((names @ names.T) == 0)
+        found.extend((int(a), int(b), kind) for a, b in zip(*np.nonzero(hit), strict=True))
+        open_pairs &= ~hit
+    found.sort()
     out = []
-    for a_pos, a in enumerate(on_question):
-        for b in on_question[a_pos + 1 :]:
-            if claims[a].source == claims[b].source:
-                continue
-            for kind in FACT_KINDS:
-                fa, fb = facts[a].get(kind), facts[b].get(kind)
-                if fa and fb and not fa & fb:
-                    out.append(AnswerConflict(a, b, kind, tuple(sorted(fa)), tuple(sorted(fb))))
-                    break
+    for a, b, kind in found:
+        fa, fb = facts[a][kind], facts[b][kind]
+        out.append(
+            AnswerConflict(
+                on_question[a], on_question[b], kind, tuple(sorted(fa)), tuple(sorted(fb))
+            )
+        )
     return out

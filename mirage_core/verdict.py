@@ -316,7 +316,8 @@ class Verdict:
         return "\n".join(lines)
 
     def _explain_independence(self) -> list[str]:
-        """Multi-passage independence groups, coordination figures and a tie, when present."""
+        """Multi-passage independence groups, coordination figures, answer conflicts and a tie,
+        when present."""
         lines = []
         merged = {g: p for g, p in self.extras.get("groups", {}).items() if len(p) > 1}
         if merged:
@@ -347,6 +348,12 @@ class Verdict:
             lines.append(
                 f"coordination signals: passages {list(passages)} flagged but released: "
                 "they contradict each other (planted copies push one answer)"
+            )
+        for c in self.extras.get("answer_conflicts", []):
+            lines.append(
+                f"answer conflict: claims [{c['left']}] and [{c['right']}] both restate the "
+                f"question and name different {c['kind']}s: {', '.join(c['left_facts'])} vs "
+                f"{', '.join(c['right_facts'])}"
             )
         tie = self.extras.get("tie")
         if tie:

@@ -83,6 +83,8 @@ def test_gate_blocks_on_an_answer_conflict_the_nli_missed():
     assert verdict.decision == "fallback"
     assert "name different numbers: 330 vs 410" in verdict.reason
     assert verdict.extras["answer_conflicts"][0]["kind"] == "number"
+    assert "answer conflict: claims [0] and [2] both restate the question" in verdict.explain()
+    assert "330 vs 410" in verdict.explain()
 
 
 def test_config_validates_the_share_and_paper_turns_it_off():
@@ -92,3 +94,38 @@ def test_config_validates_the_share_and_paper_turns_it_off():
         MirageConfig(answer_conflict=1.5)
     assert MirageConfig.paper(answer_conflict=None).answer_conflict is None
     assert MirageConfig.paper().answer_conflict is None
+
+
+def test_a_query_without_content_words_compares_nothing():
+    claims = [
+        _claim(0, "The Eiffel Tower in Paris is 330 metres tall."),
+        _claim(1, "The Eiffel Tower in Paris stands 410 metres tall."),
+    ]
+    assert answer_conflicts("What is it?", claims, [0, 1], min_share=0.5) == []
+
+
+def test_every_pair_is_found_as_a_pairwise_reading_finds_it():
+    # many on-question claims, each naming one of a few heights and designers: the rule's
+    # matrix form must call exactly the pairs a pair-by-pair reading of its definition calls
+    heights, names = ["300", "324", "330", None], ["Koechlin", "Sauvestre", None]
+    claims = []
+    for h in heights:
+        for name in names:
+            text = "The Eiffel Tower in Paris is " + (f"{h} metres " if h else "very ") + "tall"
+            text += f", says {name}." if name else "."
+            claims.append(_claim(len(claims), text, f"s{len(claims) % 5}"))
+    found = answer_conflicts(QUERY, claims, range(len(claims)), min_share=0.6)
+    got = {(c.left, c.right): c.kind for c in found}
+    words = {"eiffel", "tower", "paris", "tall", "tall?"}
+    want = {}
+    for a in range(len(claims)):
+        for b in range(a + 1, len(claims)):
+            if claims[a].source == claims[b].source:
+                continue
+            fa, fb = answer_facts(claims[a].text, words), answer_facts(claims[b].text, words)
+            for kind in ("number", "month", "name"):
+                if fa.get(kind) and fb.get(kind) and not fa[kind] & fb[kind]:
+                    want[(a, b)] = kind
+                    break
+    assert got == want and len(want) > 10
+    assert [(c.left, c.right) for c in found] == sorted(want)
