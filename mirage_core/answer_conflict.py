@@ -19,6 +19,7 @@ its 5-character stem.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -29,7 +30,13 @@ from mirage_core.factcheck import FACT_KINDS, fact_tokens
 from mirage_core.relevance import query_share, stems
 from mirage_core.types import Claim
 
-__all__ = ["AnswerConflict", "answer_conflicts", "answer_facts"]
+__all__ = [
+    "AnswerConflict",
+    "answer_conflicts",
+    "answer_facts",
+    "question_kinds",
+    "relation_stems",
+]
 
 
 @dataclass(frozen=True)
@@ -50,6 +57,62 @@ class AnswerConflict:
             f"question and name different {self.kind}s: "
             f"{', '.join(self.left_facts)} vs {', '.join(self.right_facts)}"
         )
+
+
+# The kinds of fact that answer a wh-question: "When was it completed?" is answered by a date,
+# so two on-question claims that name different places ("located in Paris" / "for the World's
+# Fair") answer other questions and do not conflict on this one. "what" / "which" / "why" / "how"
+# alone say nothing about the kind; neither does a statement (gpe-eval's queries are claims).
+_WH_KINDS: dict[str, tuple[str, ...]] = {
+    "when": ("number", "month"),
+    "who": ("name",),
+    "whom": ("name",),
+    "whose": ("name",),
+    "where": ("name",),
+}
+_HOW_NUMBER = frozenset(
+    {"many", "much", "long", "old", "tall", "far", "high", "big", "large", "often", "deep", "wide"}
+)
+_DATE_WORDS = frozenset({"year", "years", "date", "month", "day", "century", "decade"})
+_GENERIC_WH = frozenset({"what", "which", "why", "how"})
+_WORD = re.compile(r"[a-z]+")
+
+
+def question_kinds(query: str) -> tuple[str, ...]:
+    """The fact kinds that answer ``query``, read off its wh-words: ``when`` → numbers and
+    months, ``who`` / ``whom`` / ``whose`` / ``where`` → names, ``how many`` (``much``, ``tall``,
+    …) → numbers, ``what`` / ``which year`` (``date``, ``month``, …) → numbers and months; a
+    query with another wh-word or none (a statement) → every kind. Several wh-words ("When was
+    it built, and who designed it?") give the union of their kinds."""
+    words = _WORD.findall(query.lower())
+    kinds: set[str] = set()
+    found = False
+    for i, w in enumerate(words):
+        nxt = words[i + 1] if i + 1 < len(words) else ""
+        if w in _WH_KINDS:
+            kinds.update(_WH_KINDS[w])
+        elif w == "how" and nxt in _HOW_NUMBER:
+            kinds.add("number")
+        elif w in ("what", "which") and nxt in _DATE_WORDS:
+            kinds.update(("number", "month"))
+        elif w in _GENERIC_WH:
+            return FACT_KINDS
+        else:
+            continue
+        found = True
+    if not found:
+        return FACT_KINDS
+    return tuple(k for k in FACT_KINDS if k in kinds)
+
+
+def relation_stems(query: str) -> set[str]:
+    """The stems of ``query``'s content words that are not part of a name: what it asks about
+    its topic ("high" in "How high is Mount Everest?"). A sentence that names Mount Everest
+    holds two thirds of that question's words without saying how high it is; one that restates
+    the question holds a relation word too. Empty for a query without capitals (then every
+    content word counts)."""
+    names = {t for t, kind in fact_tokens(query) if kind == "name"}
+    return stems(content_tokens(query)) - stems(frozenset(names))
 
 
 def _question_words(query: str) -> set[str]:
@@ -74,14 +137,20 @@ def answer_conflicts(
     query: str, claims: Sequence[Claim], indices: Sequence[int], min_share: float
 ) -> list[AnswerConflict]:
     """Every pair of ``claims[indices]`` from different sources that holds at least
-    ``min_share`` of ``query``'s content words each and names disjoint facts of one kind (the
-    first kind of :data:`~mirage_core.factcheck.FACT_KINDS` that differs), in index order.
+    ``min_share`` of ``query``'s content words each (one of its :func:`relation_stems` among
+    them) and names disjoint facts of one kind the question asks for (:func:`question_kinds`;
+    the first that differs), in index order.
 
     A query with no content word gives no pair: no claim can be told to restate it."""
     if len(indices) < 2 or not content_tokens(query):
         return []
     share = query_share(query, [claims[i] for i in indices])
-    on_question = [i for i, s in zip(indices, share, strict=True) if s >= min_share]
+    asked = relation_stems(query)
+    on_question = [
+        i
+        for i, s in zip(indices, share, strict=True)
+        if s >= min_share and (not asked or asked & stems(claims[i].tokens))
+    ]
     if len(on_question) < 2:
         return []
     words = _question_words(query)
@@ -91,7 +160,7 @@ def answer_conflicts(
     # pairs (upper triangle) from different sources that no earlier kind has called yet
     open_pairs = np.triu(sources[:, None] != sources[None, :], k=1)
     found: list[tuple[int, int, str]] = []
-    for kind in FACT_KINDS:
+    for kind in question_kinds(query):
         vocab: dict[str, int] = {}
         rows, cols = [], []
         for r, f in enumerate(facts):

@@ -2,7 +2,12 @@ import numpy as np
 import pytest
 
 from mirage_core import CallableNLI, Mirage, MirageConfig, Passage
-from mirage_core.answer_conflict import answer_conflicts, answer_facts
+from mirage_core.answer_conflict import (
+    answer_conflicts,
+    answer_facts,
+    question_kinds,
+    relation_stems,
+)
 from mirage_core.claims import content_tokens
 from mirage_core.types import Claim
 
@@ -75,7 +80,9 @@ PASSAGES = [
 
 
 def test_gate_blocks_on_an_answer_conflict_the_nli_missed():
-    config = MirageConfig(independence="none", coordination="none", fact_check=False)
+    config = MirageConfig(
+        independence="none", coordination="none", fact_check=False, answer_conflict=None
+    )
     off = Mirage(config, nli=CallableNLI(_entail_all)).defend(QUERY, PASSAGES)
     assert off.passed  # NLI calls every pair an entailment: nothing else blocks
     on = Mirage(config.replace(answer_conflict=0.6), nli=CallableNLI(_entail_all))
@@ -123,9 +130,53 @@ def test_every_pair_is_found_as_a_pairwise_reading_finds_it():
             if claims[a].source == claims[b].source:
                 continue
             fa, fb = answer_facts(claims[a].text, words), answer_facts(claims[b].text, words)
-            for kind in ("number", "month", "name"):
+            for kind in question_kinds(QUERY):
                 if fa.get(kind) and fb.get(kind) and not fa[kind] & fb[kind]:
                     want[(a, b)] = kind
                     break
     assert got == want and len(want) > 10
     assert [(c.left, c.right) for c in found] == sorted(want)
+
+
+@pytest.mark.parametrize(
+    "query, kinds",
+    [
+        ("When was the Eiffel Tower completed?", ("number", "month")),
+        ("who played big enos in smokey and the bandit", ("name",)),
+        ("How many floors does it have?", ("number",)),
+        ("In what year did it open?", ("number", "month")),
+        ("When was it built, and who designed it?", ("number", "month", "name")),
+        ("What is the capital of France?", ("number", "month", "name")),
+        ("The Renaissance developed unevenly across regions.", ("number", "month", "name")),
+    ],
+)
+def test_the_question_says_which_facts_answer_it(query, kinds):
+    assert question_kinds(query) == kinds
+
+
+def test_claims_that_only_name_the_topic_do_not_answer_the_question():
+    query = "How high is Mount Everest, and where is it?"
+    assert relation_stems(query) == {"high"}
+    claims = [
+        # both hold "Mount Everest" (2 of 3 query words), neither says how high or where it is
+        _claim(0, "Edmund Hillary and Tenzing Norgay first reached the top of Mount Everest."),
+        _claim(1, "Mount Everest is known in Nepal as Sagarmatha."),
+        _claim(2, "Mount Everest is 8,849 metres high."),
+        _claim(3, "Mount Everest is 9,100 metres high."),
+    ]
+    found = answer_conflicts(query, claims, [0, 1, 2, 3], min_share=0.6)
+    assert [(c.left, c.right, c.kind) for c in found] == [(2, 3, "number")]
+    # a lower-case query has no names: every content word is what it asks
+    assert relation_stems("who played big enos") == {"playe", "big", "enos"}
+
+
+def test_a_date_question_ignores_the_names_its_answers_mention():
+    query = "When was the Eiffel Tower completed?"
+    claims = [
+        _claim(0, "The Eiffel Tower was completed in 1889 in Paris."),
+        _claim(1, "The Eiffel Tower was completed in 1889 for the World's Fair."),
+        _claim(2, "The Eiffel Tower was completed in March 1925."),
+    ]
+    found = answer_conflicts(query, claims, [0, 1, 2], min_share=0.6)
+    # Paris against the World's Fair answers another question; 1889 against 1925 is a conflict
+    assert [(c.left, c.right, c.kind) for c in found] == [(0, 2, "number"), (1, 2, "number")]

@@ -182,8 +182,11 @@ def test_a_tight_group_needs_outside_support_even_when_nli_sees_no_conflict(fake
             embedder=fake_embedder,
         ).defend(QUERY, evidence)
 
-    off = run(coordinated_min_support=0)
+    off = run(coordinated_min_support=0, answer_conflict=None)
     assert off.passed and "Toni Morrison" in delivered(off)
+    # with the group let in, the answer-slot rule sees two sources name different authors
+    rule = run(coordinated_min_support=0, answer_conflict=0.6)
+    assert not rule.passed and "walker vs american, morrison, toni" in rule.reason
     v = run()  # default: coordinated_min_support=1
     tight = [g for g in v.extras["coordination"] if g["tight"]]
     assert [g["passages"] for g in tight] == [(4, 5, 6, 7, 8)] and not tight[0]["contradicts"]
