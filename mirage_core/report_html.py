@@ -355,6 +355,28 @@ def _coordination_html(verdict: Verdict) -> str:
     )
 
 
+def _answer_conflicts_html(verdict: Verdict) -> str:
+    """The answer-slot rule's pairs: two sources that restate the question with different facts."""
+    extras = verdict.extras if isinstance(verdict.extras, dict) else {}
+    items = []
+    for c in extras.get("answer_conflicts") or ():
+        if not isinstance(c, dict):
+            continue
+        left, right = c.get("left"), c.get("right")
+        items.append(
+            f'<li><a href="#claim-{_e(left)}">[{_e(left)}]</a> and '
+            f'<a href="#claim-{_e(right)}">[{_e(right)}]</a> name different '
+            f"{_e(c.get('kind'))}s: {_e(', '.join(c.get('left_facts', ())))} vs "
+            f"{_e(', '.join(c.get('right_facts', ())))}</li>"
+        )
+    if not items:
+        return ""
+    return (
+        '<div id="answer-conflicts"><p class="muted">Answer conflicts (two sources restate the '
+        f"question with different facts):</p><ul>{''.join(items)}</ul></div>"
+    )
+
+
 def _source_html(source: str) -> str:
     """The source as text; a link only for http(s) URLs (never javascript: or data:)."""
     if source.lower().startswith(("http://", "https://")):
@@ -609,6 +631,7 @@ def render_html(
 </div>
 {warnings}
 {_coordination_html(verdict)}
+{_answer_conflicts_html(verdict)}
 </div>
 <h2>Claim graph</h2>
 <div class="card" id="graph">

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mirage_core import Mirage, MirageConfig, Passage, cli
+from mirage_core import CallableNLI, Mirage, MirageConfig, Passage, cli
 from mirage_core.report_html import render_html
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -277,3 +277,22 @@ def test_non_claims_and_query_relevance_are_shown(mirage, polluted_passages):
     assert "not a claim (question" in page  # in the legend
     assert "query relevance (weight in r_contr)" in page.split('id="contradictions"')[1]
     assert re.search(r'<path class="ec" [^>]*style="stroke-opacity:0\.\d+"', page)
+
+
+def test_answer_conflicts_are_listed_with_links_to_their_claims():
+    entail = CallableNLI(lambda p, h: np.tile([0.9, 0.05, 0.05], (len(p), 1)))
+    passages = [
+        Passage("The Eiffel Tower was completed in 1889.", source="https://a.example/1"),
+        Passage("The Eiffel Tower was completed in 1889, on time.", source="https://b.example/2"),
+        Passage("The Eiffel Tower was completed in 1925.", source="https://c.example/3"),
+    ]
+    config = RENDER_CONFIG.replace(independence="none", fact_check=False, answer_conflict=0.6)
+    verdict = Mirage(config, nli=entail).defend(QUERY, passages)
+    assert verdict.decision == "fallback"
+    page = render_html(verdict)
+    block = page[page.index('<div id="answer-conflicts">') :]
+    assert '<a href="#claim-0">[0]</a> and <a href="#claim-2">[2]</a>' in block
+    assert "numbers: 1889 vs 1925" in block
+    # nothing to list: no block
+    off = Mirage(config.replace(answer_conflict=None), nli=entail).defend(QUERY, passages)
+    assert 'id="answer-conflicts"' not in render_html(off)
