@@ -45,7 +45,16 @@ report split reorders such candidates freely. Among the candidates over the floo
 k) is chosen, then the highest J3: the clean-evidence issue comes first. The plain J3 pick is
 printed too.
 
-    python benchmarks/choose_default.py NAME=RUN.json [NAME=RUN.json ...] > benchmarks/results/scoreboard-choice.md
+Amended a fourth time (session 10, after the answer-slot sweep had run): J3 picked share 0.4,
+which buys its J3 by blocking honest evidence (clean pages 90% → 85.5% and snippets 96.5% →
+89.5% on the fit split; on the report split, seen before this amendment was written, 82% → 68%).
+The product's rule is that a change which lowers the clean-evidence figures is not done; the
+floor now says so. With ``--baseline NAME`` (the shipped default's run), a candidate whose
+fit-split gpe-eval CLEAN pass (pages or snippets, mean over k) is more than ``TIE`` below the
+baseline's is under the floor as well.
+
+    python benchmarks/choose_default.py [--baseline NAME] NAME=RUN.json [NAME=RUN.json ...] \
+        > benchmarks/results/scoreboard-choice.md
 """
 
 from __future__ import annotations
@@ -107,10 +116,23 @@ def _pc(x: float) -> str:
 
 
 def main(argv: list[str]) -> int:
+    baseline = None
+    if argv and argv[0].startswith("--baseline="):
+        baseline, argv = argv[0].split("=", 1)[1], argv[1:]
     runs = dict(a.split("=", 1) for a in argv)
+    if baseline is not None and baseline not in runs:
+        raise SystemExit(f"--baseline {baseline!r} is not one of the candidates")
     fit = {name: figures(_rows(path), "fit") for name, path in runs.items()}
     report = {name: figures(_rows(path), "report") for name, path in runs.items()}
-    over = [n for n in runs if fit[n]["clean_min"] >= FLOOR]
+
+    def keeps_clean(n: str) -> bool:
+        # the fourth amendment: no lower clean pass than the shipped default's (within TIE)
+        if baseline is None:
+            return True
+        b = fit[baseline]
+        return all(fit[n][k] >= b[k] - TIE - 1e-9 for k in ("clean", "snip_clean"))
+
+    over = [n for n in runs if fit[n]["clean_min"] >= FLOOR and keeps_clean(n)]
 
     def pick(key: str) -> str:
         if not over:
@@ -126,7 +148,14 @@ def main(argv: list[str]) -> int:
         f"gpe CLEAN pass ≥ {FLOOR:.0%} at every k, pages and snippets. J2 = J + "
         "½·PoisonedRAG correct answer only (gold + 5). J3 (decides) = J2 + ½·gpe CLEAN "
         f"corroborated claims delivered; J3 within {100 * TIE:g} point of the best is a tie, "
-        "broken by the higher gpe CLEAN pass (fit split).\n"
+        "broken by the higher gpe CLEAN pass (fit split)."
+        + (
+            ""
+            if baseline is None
+            else f" Under the floor too: a gpe CLEAN pass (pages or snippets, mean over k) more "
+            f"than {100 * TIE:g} point below the shipped default's (`{baseline}`)."
+        )
+        + "\n"
     )
     print(
         "| candidate | J3 fit | J3 report | J2 fit | J2 report | J fit | J report "
@@ -164,6 +193,13 @@ def main(argv: list[str]) -> int:
         f"the highest J3 alone: `{by_j3}`; the session-5 rule (J2) picks: `{by_j2}`; "
         f"the original rule (J) picks: `{by_j}`"
     )
+    if baseline is not None:
+        floor_only = [n for n in runs if fit[n]["clean_min"] >= FLOOR]
+        if floor_only:
+            best = max(fit[n]["J3"] for n in floor_only)
+            tied3 = [n for n in floor_only if fit[n]["J3"] >= best - TIE]
+            third = max(tied3, key=lambda n: (fit[n]["clean"], fit[n]["J3"]))
+            print(f"without the fourth amendment (no --baseline) the rule picks: `{third}`")
     return 0
 
 

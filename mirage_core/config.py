@@ -90,9 +90,11 @@ class MirageConfig:
             sentence, two different sentences on one topic do not (chosen on the fit split of
             ``benchmarks/factcheck_precision.py``).
         answer_conflict: block when two verified claims from different sources each hold at
-            least this share of the query's content words and name different numbers, months
-            or proper names, none of them in the query: two sources answering the question
-            differently (:mod:`mirage_core.answer_conflict`; ``None`` = off).
+            least this share of the query's content words (a word of what it asks among them)
+            and name different facts of the kind the question asks for (numbers, months or
+            proper names), none of them in the query: two sources answering the question
+            differently (:mod:`mirage_core.answer_conflict`; ``None`` = off). 0.6, chosen on
+            the scoreboard's fit split (``benchmarks/results/scoreboard-choice.md``).
         fact_kinds: the fact-check kinds that count as conflicts (``number``, ``month``,
             ``name``); only kinds measured at ≥ 95% precision on clean web evidence are on by
             default (see ``benchmarks/factcheck_precision.py``).
@@ -224,7 +226,7 @@ class MirageConfig:
     fact_overlap: float = 0.5
     fact_kinds: tuple[str, ...] = ("number", "month", "name")
     fact_similarity: float = 0.7
-    answer_conflict: float | None = None
+    answer_conflict: float | None = 0.6
     independence: Independence = "domain"
     single_domain: SingleDomain = "documents"
     duplicate_threshold: float = 0.7

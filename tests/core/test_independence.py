@@ -185,7 +185,7 @@ def test_a_tight_group_needs_outside_support_even_when_nli_sees_no_conflict(fake
     off = run(coordinated_min_support=0, answer_conflict=None)
     assert off.passed and "Toni Morrison" in delivered(off)
     # with the group let in, the answer-slot rule sees two sources name different authors
-    rule = run(coordinated_min_support=0, answer_conflict=0.6)
+    rule = run(coordinated_min_support=0)  # the default answer_conflict
     assert not rule.passed and "walker vs american, morrison, toni" in rule.reason
     v = run()  # default: coordinated_min_support=1
     tight = [g for g in v.extras["coordination"] if g["tight"]]
