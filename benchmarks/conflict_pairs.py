@@ -40,12 +40,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _pair_store import PersistentEmbedder
-from scoreboard import add_dataset_args, dataset_loaders
+from scoreboard import add_dataset_args, answer_bearing, dataset_loaders
 
 from mirage_core.answer_conflict import answer_conflicts
 from mirage_core.config import MirageConfig
 from mirage_core.evaluation.calibrate import split_queries
-from mirage_core.evaluation.harness import contains_answer, run_benchmark
+from mirage_core.evaluation.harness import run_benchmark
 from mirage_core.nli.base import CallableNLI
 from mirage_core.types import Claim
 
@@ -86,15 +86,10 @@ def collect_pairs(args: argparse.Namespace) -> dict[str, tuple[list[Pair], list[
             v = rec.verdicts["mirage"]
             conflicts, agreement = out["fit" if rec.qid in fit else "report"]
             if wanted == "mixed":
-                gold, poison = [], []
-                for i, c in enumerate(v.claims):
-                    right = contains_answer(c.text, rec.correct)
-                    wrong = contains_answer(c.text, rec.incorrect)
-                    if not rec.polluted[i] and right and not wrong:
-                        gold.append(c)
-                    elif rec.polluted[i] and wrong and not right:
-                        poison.append(c)
-                conflicts.extend((rec.query, g, p) for g in gold for p in poison)
+                gold, poison = answer_bearing(rec, v.claims)
+                conflicts.extend(
+                    (rec.query, v.claims[g], v.claims[p]) for g in gold for p in poison
+                )
                 continue
             best: dict[str, tuple[float, int]] = {}
             for i, c in enumerate(v.claims):

@@ -196,6 +196,20 @@ def _pair_conflicts(records: list[InstanceRecord], system: str, kind: str) -> tu
     return hit, total
 
 
+def answer_bearing(rec: InstanceRecord, claims: Sequence[Any]) -> tuple[list[int], list[int]]:
+    """Indices of the clean claims that state the correct answer (and not the poison's), and of
+    the polluted claims that state the poison's answer (and not the correct one)."""
+    gold, poison = [], []
+    for i, c in enumerate(claims):
+        right = contains_answer(c.text, rec.correct)
+        wrong = contains_answer(c.text, rec.incorrect)
+        if not rec.polluted[i] and right and not wrong:
+            gold.append(i)
+        elif rec.polluted[i] and wrong and not right:
+            poison.append(i)
+    return gold, poison
+
+
 def _answer_pairs(
     records: list[InstanceRecord], system: str
 ) -> tuple[int, int, int, int, int | None]:
@@ -215,14 +229,7 @@ def _answer_pairs(
         if v is None or not rec.correct or not rec.incorrect:
             continue
         share = v.thresholds.get("answer_conflict")
-        gold, poison = [], []
-        for i, c in enumerate(v.claims):
-            right = contains_answer(c.text, rec.correct)
-            wrong = contains_answer(c.text, rec.incorrect)
-            if not rec.polluted[i] and right and not wrong:
-                gold.append(i)
-            elif rec.polluted[i] and wrong and not right:
-                poison.append(i)
+        gold, poison = answer_bearing(rec, v.claims)
         if not gold or not poison:
             continue
         g = v.graph
