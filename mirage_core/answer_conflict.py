@@ -7,14 +7,20 @@ a contradiction (its wording differs everywhere else: `benchmarks/results/confli
 measures recall near 10% at a 5% false-alarm rate), and the fact check (:mod:`mirage_core.factcheck`)
 only compares sentences worded alike. This rule reads the answer slot directly: two verified
 claims from different sources that each hold at least ``min_share`` of the question's content
-words (they are both *about the answer*) and that name facts of one kind — numbers, months,
-proper names, none of them in the question — with no fact of that kind in common answer the
-question differently, and the gate blocks.
+words, one of them a word of what it asks (:func:`relation_stems`), are both *about the
+answer*; if they name facts of the kind the question asks for (:func:`question_kinds`:
+numbers, months or proper names, none of them in the question) with no fact of that kind in
+common, they answer the question differently, and the gate blocks.
 
 Facts are tokens typed by :func:`mirage_core.factcheck.fact_tokens` (a name is a capitalized
 token that does not open the sentence and is not a stopword). A fact the question already holds
 ("When did Apollo 11 land?") names the question, not the answer, and is left out, whole or by
 its 5-character stem.
+
+Measured on real pairs (the same file): it calls 8–11% of PoisonedRAG's answer-bearing
+gold-vs-poison claim pairs and under 1% of agreeing clean pairs; most gold claims are
+encyclopedic sentences that do not restate the question. On the scoreboard it mostly stops
+fabricated evidence whose passages disagree in the details they invent.
 """
 
 from __future__ import annotations
