@@ -139,9 +139,14 @@ def main(argv: list[str]) -> int:
             return max(runs, key=lambda n: fit[n]["clean_min"])
         return max(over, key=lambda n: fit[n][key])
 
+    def tie_broken(pool: list[str]) -> tuple[str, list[str]]:
+        # J3 within TIE of the best of the pool is a tie, broken by the fit-split clean pass
+        best = max(pool, key=lambda n: fit[n]["J3"])
+        tied = [n for n in pool if fit[n]["J3"] >= fit[best]["J3"] - TIE]
+        return max(tied, key=lambda n: (fit[n]["clean"], fit[n]["J3"])), tied
+
     by_j3, by_j2, by_j = pick("J3"), pick("J2"), pick("J")
-    tied = [n for n in over if fit[n]["J3"] >= fit[by_j3]["J3"] - TIE]
-    chosen = max(tied, key=lambda n: (fit[n]["clean"], fit[n]["J3"])) if tied else by_j3
+    chosen, tied = tie_broken(over) if over else (by_j3, [])
     print(
         "Candidates (fit split decides; report split shown for the record). J = ½·gpe (CLEAN − "
         "FULL pass) + ½·PoisonedRAG (poisons alone blocked − wrong answer in gold + 5); floor: "
@@ -196,9 +201,7 @@ def main(argv: list[str]) -> int:
     if baseline is not None:
         floor_only = [n for n in runs if fit[n]["clean_min"] >= FLOOR]
         if floor_only:
-            best = max(fit[n]["J3"] for n in floor_only)
-            tied3 = [n for n in floor_only if fit[n]["J3"] >= best - TIE]
-            third = max(tied3, key=lambda n: (fit[n]["clean"], fit[n]["J3"]))
+            third = tie_broken(floor_only)[0]
             print(f"without the fourth amendment (no --baseline) the rule picks: `{third}`")
     return 0
 

@@ -33,7 +33,7 @@ import numpy as np
 
 from mirage_core.claims import STOPWORDS, content_tokens
 from mirage_core.factcheck import FACT_KINDS, fact_tokens
-from mirage_core.relevance import query_share, stems
+from mirage_core.relevance import query_share, stem, stems
 from mirage_core.types import Claim
 
 __all__ = [
@@ -133,7 +133,7 @@ def answer_facts(text: str, question_words: set[str]) -> dict[str, frozenset[str
     for token, kind in fact_tokens(text):
         if kind is None or token in question_words:
             continue
-        if kind == "name" and (token in STOPWORDS or token[:5] in question_words):
+        if kind == "name" and (token in STOPWORDS or stem(token) in question_words):
             continue
         found.setdefault(kind, set()).add(token)
     return {k: frozenset(v) for k, v in found.items()}

@@ -21,14 +21,19 @@ import numpy as np
 from mirage_core.claims import content_tokens
 from mirage_core.types import Claim
 
-__all__ = ["edge_relevance", "lexical_relevance", "query_share", "stems"]
+__all__ = ["edge_relevance", "lexical_relevance", "query_share", "stem", "stems"]
 
 _STEM = 5
 
 
+def stem(token: str) -> str:
+    """A content token cut to its 5-character stem (a number stays whole)."""
+    return token[:_STEM] if len(token) > _STEM and not token[0].isdigit() else token
+
+
 def stems(tokens: frozenset[str]) -> set[str]:
     """Content tokens cut to their 5-character stem (numbers whole)."""
-    return {t[:_STEM] if len(t) > _STEM and not t[0].isdigit() else t for t in tokens}
+    return {stem(t) for t in tokens}
 
 
 def lexical_relevance(query: str, claims: Sequence[Claim], saturation: float = 0.5) -> np.ndarray:
