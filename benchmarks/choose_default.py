@@ -53,6 +53,14 @@ floor now says so. With ``--baseline NAME`` (the shipped default's run), a candi
 fit-split gpe-eval CLEAN pass (pages or snippets, mean over k) is more than ``TIE`` below the
 baseline's is under the floor as well.
 
+Amended a fifth time (session 11, after the ``ntcr2.748`` candidate had run): J3 picked it over
+the shipped default for the corroborated clean claims it delivers (74% against 57% on the fit
+split), while it met fewer of the scoreboard's goals (9 of 36 on the fit split against 12: wrong
+answers in NQ gold + 5 8% → 16%, correct answer only 38% → 26%, gpe-eval MIXED polluted share at
+k = 5 37% → 46%). The product's rule is that a change which lowers the scoreboard's figures is
+not done. With ``--baseline NAME``, a candidate that meets fewer goals on the fit split than the
+baseline is under the floor as well. Said plainly: written after seeing that candidate's figures.
+
     python benchmarks/choose_default.py [--baseline NAME] NAME=RUN.json [NAME=RUN.json ...] \
         > benchmarks/results/scoreboard-choice.md
 """
@@ -70,6 +78,20 @@ TIE = 0.01
 
 def _rows(path: str) -> dict[str, dict[str, Any]]:
     return {r["measure"]: r for r in json.load(open(path))["rows"]}
+
+
+def goals_met(rows: dict[str, dict[str, Any]], split: str) -> int:
+    """How many of the scoreboard's goals (its "goals met" row: rows with a "≥ X%" / "≤ X%"
+    goal, the NLI pair rows left out as the scoreboard leaves them out) the default meets."""
+    met = 0
+    for row in rows.values():
+        goal, value = row.get("goal", "—"), row.get(f"mirage:{split}")
+        if goal == "—" or value is None or f"mirage:{split}:pairs" in row:
+            continue
+        op, _, number = goal.partition(" ")
+        bound = float(number.rstrip("%")) / 100
+        met += value >= bound - 1e-12 if op == "≥" else value <= bound + 1e-12
+    return met
 
 
 def figures(rows: dict[str, dict[str, Any]], split: str) -> dict[str, float]:
@@ -125,12 +147,16 @@ def main(argv: list[str]) -> int:
     fit = {name: figures(_rows(path), "fit") for name, path in runs.items()}
     report = {name: figures(_rows(path), "report") for name, path in runs.items()}
 
+    met = {name: goals_met(_rows(path), "fit") for name, path in runs.items()}
+
     def keeps_clean(n: str) -> bool:
-        # the fourth amendment: no lower clean pass than the shipped default's (within TIE)
+        # the fourth amendment: no lower clean pass than the shipped default's (within TIE);
+        # the fifth: no fewer goals met than the shipped default (fit split)
         if baseline is None:
             return True
         b = fit[baseline]
-        return all(fit[n][k] >= b[k] - TIE - 1e-9 for k in ("clean", "snip_clean"))
+        clean = all(fit[n][k] >= b[k] - TIE - 1e-9 for k in ("clean", "snip_clean"))
+        return clean and met[n] >= met[baseline]
 
     over = [n for n in runs if fit[n]["clean_min"] >= FLOOR and keeps_clean(n)]
 
@@ -158,7 +184,8 @@ def main(argv: list[str]) -> int:
             ""
             if baseline is None
             else f" Under the floor too: a gpe CLEAN pass (pages or snippets, mean over k) more "
-            f"than {100 * TIE:g} point below the shipped default's (`{baseline}`)."
+            f"than {100 * TIE:g} point below the shipped default's (`{baseline}`), or fewer "
+            "goals met (fit split) than it."
         )
         + "\n"
     )
@@ -168,9 +195,9 @@ def main(argv: list[str]) -> int:
         "| gpe snippets CLEAN pass fit / report | gpe FULL pass fit / report "
         "| poisons alone blocked fit / report | wrong answer (gold + 5) fit / report "
         "| correct answer only (gold + 5) fit / report "
-        "| gpe CLEAN corroborated claims delivered fit / report |"
+        "| gpe CLEAN corroborated claims delivered fit / report | goals met fit / report |"
     )
-    print("|---" * 14 + "|")
+    print("|---" * 15 + "|")
     for n in runs:
         f, r = fit[n], report[n]
         mark = (
@@ -188,7 +215,8 @@ def main(argv: list[str]) -> int:
             f"| {100 * f['blocked']:.1f}% / {100 * r['blocked']:.1f}% "
             f"| {100 * f['wrong']:.1f}% / {100 * r['wrong']:.1f}% "
             f"| {100 * f['correct_only']:.1f}% / {100 * r['correct_only']:.1f}% "
-            f"| {_pc(f['retention'])} / {_pc(r['retention'])} |"
+            f"| {_pc(f['retention'])} / {_pc(r['retention'])} "
+            f"| {met[n]} / {goals_met(_rows(runs[n]), 'report')} |"
         )
     print(
         f"\nchosen (J3, ties to the clean pass): `{chosen}`"
@@ -202,7 +230,9 @@ def main(argv: list[str]) -> int:
         floor_only = [n for n in runs if fit[n]["clean_min"] >= FLOOR]
         if floor_only:
             third = tie_broken(floor_only)[0]
-            print(f"without the fourth amendment (no --baseline) the rule picks: `{third}`")
+            print(
+                f"without the fourth and fifth amendments (no --baseline) the rule picks: `{third}`"
+            )
     return 0
 
 

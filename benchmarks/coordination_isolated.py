@@ -16,7 +16,10 @@ Two rules, both on the scoreboard's fit split:
    the combination that catches the largest mean share of the attack evidence kinds (each
    dataset's attack-only sets: gpe-eval FULL pages and snippets, PoisonedRAG poisons alone,
    original and adaptive; equal weight) wins, ties to the fewer signals. This rule was
-   written after a first look at both splits (session 7 closing note).
+   written after a first look at both splits (session 7 closing note). Session 11 added the
+   ``restatement`` signal and reran it at the honest cost of the session-7 scoring
+   (``--budget answer_focus,novelty,cosine@0.572``: 11 of 300): concentration + novelty +
+   cosine + restatement at 0.276, now shipped.
 2. **Which threshold** (session 5; ``--signals answer_focus,cosine --budget 0.02``): the lowest
    at which at most ``--budget`` of the honest fit sets would be flagged. It gave 1.169;
    session 6 lowered the shipped threshold on the scoreboard (``benchmarks/choose_default.py``,
@@ -26,7 +29,7 @@ Two rules, both on the scoreboard's fit split:
 Only honest evidence sets the threshold; attack sets are counted, on both splits.
 
     PYTHONPATH=.:benchmarks python benchmarks/coordination_isolated.py \
-        --budget answer_focus,cosine@0.8 > benchmarks/results/coordination_isolated.txt
+        --budget answer_focus,novelty,cosine@0.572 > benchmarks/results/coordination_isolated.txt
 """
 
 from __future__ import annotations

@@ -25,10 +25,11 @@ relevant to the query (``benchmarks/snippets.py``, ~150–300 chars, as chunked 
 them). Last, the shipped models' length floor (``CoordinationModel.min_tokens``) is fit on the
 fit half: the largest floor that loses no planted set caught there.
 
-Output committed as benchmarks/results/coordination_signals.txt (run when the embedding model's
-threshold was this script's 3.773). In session 6 the shipped threshold was lowered to 2.5 on the
-scoreboard's fit split (``benchmarks/choose_default.py``, rule J3), and the length-floor section
-reads the shipped model's threshold, so a rerun prints that section at 2.5.
+Output committed as benchmarks/results/coordination_signals.txt (rerun in session 11, when the
+``restatement`` signal was added: 1,202 s on 2 cores). The length-floor section reads the shipped
+models (threshold 2.5, chosen on the scoreboard's fit split in session 6 by
+``benchmarks/choose_default.py``); the "recommended" models are this script's fit-half picks,
+which the scoreboard then decides on (``benchmarks/results/scoreboard-choice.md``).
 """
 
 from __future__ import annotations

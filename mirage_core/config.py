@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from mirage_core.coordination import ISOLATED_SIGNALS
+from mirage_core.coordination import ISOLATED_SIGNALS, SIGNALS
 
 __all__ = [
     "ContradictionScope",
@@ -146,6 +146,11 @@ class MirageConfig:
             scoreboard's fit split, and 3.440 for the text model;
             :data:`~mirage_core.coordination.DEFAULT_MODEL`). Lower flags more planted groups
             and more honest ones: fewer wrong answers delivered, fewer honest claims.
+        coordination_signals: the signals a candidate group is scored on (``None``: the
+            model's, answer focus + tightness for the embedding model and answer focus +
+            novelty for the text model; any of
+            :data:`~mirage_core.coordination.SIGNALS`). ``tightness`` and ``cosine`` need
+            embeddings: the text model scores a group on the ones that are defined.
         coordination_isolated_threshold: the same for a group that is the whole evidence
             (``None``: the model's, 0.572 for the embedding model; the text model has no
             isolated scoring and ignores it). Lower blocks more planted passages retrieved
@@ -236,6 +241,7 @@ class MirageConfig:
     coordinated_min_support: int = 1
     coordination: Coordination = "embedding"
     coordination_threshold: float | None = None
+    coordination_signals: tuple[str, ...] | None = None
     coordination_isolated_threshold: float | None = None
     coordination_isolated_signals: tuple[str, ...] | None = None
     coordination_absorb_margin: float | None = 0.05
@@ -324,18 +330,19 @@ class MirageConfig:
                 or not math.isfinite(value)
             ):
                 raise ValueError(f"{name} must be a finite number or None, got {value!r}")
-        if self.coordination_isolated_signals is not None:
-            chosen = self.coordination_isolated_signals
-            if (
-                isinstance(chosen, str)
-                or not chosen
-                or not all(s in ISOLATED_SIGNALS for s in chosen)
-            ):
+        for name, allowed in (
+            ("coordination_signals", SIGNALS),
+            ("coordination_isolated_signals", ISOLATED_SIGNALS),
+        ):
+            chosen = getattr(self, name)
+            if chosen is None:
+                continue
+            if isinstance(chosen, str) or not chosen or not all(s in allowed for s in chosen):
                 raise ValueError(
-                    "coordination_isolated_signals must be a non-empty sequence of "
-                    f"{list(ISOLATED_SIGNALS)} or None, got {chosen!r}"
+                    f"{name} must be a non-empty sequence of {list(allowed)} or None, "
+                    f"got {chosen!r}"
                 )
-            object.__setattr__(self, "coordination_isolated_signals", tuple(chosen))
+            object.__setattr__(self, name, tuple(chosen))
         positive_int("min_claim_tokens")
         positive_int("max_claims_per_passage")
         positive_int("max_passage_chars")
@@ -413,8 +420,9 @@ class MirageConfig:
         data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["trust"] = dict(self.trust)
         data["fact_kinds"] = list(self.fact_kinds)
-        if self.coordination_isolated_signals is not None:
-            data["coordination_isolated_signals"] = list(self.coordination_isolated_signals)
+        for name in ("coordination_signals", "coordination_isolated_signals"):
+            if getattr(self, name) is not None:
+                data[name] = list(getattr(self, name))
         return data
 
     @classmethod

@@ -2,8 +2,8 @@
 
 Passage cosine alone cannot do it: honest outlets covering one story are as close in embedding
 space as PoisonedRAG's planted passages (README, "Source independence"). Planted passages differ
-from honest coverage in *how* they resemble each other, and four signals measure that, each on
-passages of *different* publishers (one publisher is one source anyway):
+from honest coverage in *how* they resemble each other, and these signals measure that (the
+pairwise ones on passages of *different* publishers: one publisher is one source anyway):
 
 - ``lexical`` — shared word 3-grams outside the query's own words (containment of the smaller
   passage's shingles). Syndicated copies and templated poisons share phrasing; honest outlets
@@ -22,6 +22,14 @@ passages of *different* publishers (one publisher is one source anyway):
 - ``tightness`` — robust z of the group's mean cosine against the query's other passage pairs
   (as :func:`mirage_core.independence.coordination_report`); needs embeddings and passages
   outside the group.
+- ``restatement`` — how much of the query a passage's best sentence restates *beyond what a
+  direct answer needs*, averaged over the group: ``max(0, b − a) / max(1, |q| − a)`` for a
+  sentence holding ``b`` of the query's ``|q|`` content tokens, with the allowance ``a`` =
+  :data:`RESTATEMENT_ALLOWANCE` (3). Text planted to be retrieved for a query restates it
+  (PoisonedRAG's poisons repeat the question's words; a fabricated story repeats the claim it
+  pushes); honest text names the subject and the relation it answers about, and little more
+  of the query. The allowance keeps short questions out of it: "Mount Everest is 8,849 metres
+  tall" restates all of "How tall is Mount Everest?" and is an honest answer.
 
 Candidate groups are the passages that share one content token outside the query, across at
 least ``min_publishers`` publishers: the answer a planted group pushes is such a token (it must
@@ -47,6 +55,7 @@ from mirage_core.claims import STOPWORDS, content_tokens, split_sentences
 __all__ = [
     "DEFAULT_MODEL",
     "ISOLATED_SIGNALS",
+    "RESTATEMENT_ALLOWANCE",
     "SIGNALS",
     "TEXT_MODEL",
     "CoordinationModel",
@@ -70,11 +79,19 @@ SIGNALS: tuple[str, ...] = (
     "novelty",
     "tightness",
     "cosine",
+    "restatement",
 )
 
 #: The signals defined for a group that is the whole evidence (``tightness`` compares a group
 #: with the query's other passages, and there are none).
 ISOLATED_SIGNALS: tuple[str, ...] = tuple(s for s in SIGNALS if s != "tightness")
+
+#: Query content tokens an honest sentence restates anyway (the subject's name and the relation
+#: it answers about): the median best-sentence count of the honest gpe-eval groups of
+#: ``benchmarks/coordination_signals.py``'s fit half (3, for queries of 14 content tokens at
+#: the median; 75th / 90th percentile 4 / 5). A query of this many content tokens or fewer
+#: scores 0: a direct answer restates all of it.
+RESTATEMENT_ALLOWANCE = 3
 
 _WORD = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_][^\W_]*(?:['’][^\W\d_]+)?")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
@@ -167,7 +184,9 @@ class GroupSignals:
     publishers; ``concentration``, ``answer_focus`` and ``novelty`` are means over its
     passages; ``tightness``
     is the robust z of its mean cosine against the other pairs (NaN without embeddings or
-    without passages outside the group). ``shared`` are the content tokens outside the query
+    without passages outside the group); ``restatement`` is the mean over its passages of what
+    the best sentence restates of the query beyond :data:`RESTATEMENT_ALLOWANCE` tokens (NaN
+    for a query without content tokens). ``shared`` are the content tokens outside the query
     that every member carries (what tied them). ``tokens`` is the median number of content
     tokens of its passages (how much text the ratios rest on). ``isolated``: the group is the
     whole evidence (no passage outside it, so no ``tightness``). ``standardized``, ``score``,
@@ -184,6 +203,7 @@ class GroupSignals:
     novelty: float
     cosine: float
     tightness: float
+    restatement: float = float("nan")
     lexical_pairs: tuple[tuple[int, int, float], ...] = ()
     tokens: float = float("nan")
     isolated: bool = False
@@ -211,6 +231,7 @@ class GroupSignals:
             "novelty": f"novelty {self.novelty:.2f}",
             "tightness": f"tightness z {self.tightness:.1f}",
             "cosine": f"mean cosine {self.cosine:.2f}",
+            "restatement": f"restate {self.restatement:.0%} of the query beyond an answer",
         }
         fired = [detail[s] for s in self.fired] or [
             detail[s] for s in SIGNALS if math.isfinite(self.value(s))
@@ -276,6 +297,16 @@ def group_signals(
             if sent & anchor:
                 best = max(best, len(sent & (q | anchor)) / len(sent))
         focus.append(best)
+    a = RESTATEMENT_ALLOWANCE
+    restate = (
+        [
+            max(0, max((len(sent & q) for sent in profile.sentences[i]), default=0) - a)
+            / max(1, len(q) - a)
+            for i in idx
+        ]
+        if q
+        else []
+    )
     lexical = _mean_cross(profile.lexical, profile.cross, idx)
     cosine = tightness = float("nan")
     if profile.sims is not None:
@@ -301,6 +332,7 @@ def group_signals(
         novelty=float(np.mean(nov)) if nov else float("nan"),
         cosine=cosine,
         tightness=tightness,
+        restatement=float(np.mean(restate)) if restate else float("nan"),
         lexical_pairs=tuple(pairs[:3]),
         tokens=float(np.median([len(profile.tokens[i]) for i in idx])),
         isolated=idx.size == len(profile.tokens),
@@ -446,6 +478,14 @@ class CoordinationModel:
 #: 86% / 84%); dispersed poisons alone unchanged (90% / 100%, 80% / 80%). Shipped with
 #: ``MirageConfig.kappa`` 0.8 on the mean of both directions after a scoreboard sweep
 #: (benchmarks/results/scoreboard-choice.md).
+#: Session 11 added ``restatement`` and reran the comparison at the same honest cost (11 of 300
+#: honest fit sets; ``benchmarks/coordination_isolated.py --budget
+#: answer_focus,novelty,cosine@0.572``). As a plain share of the query's content tokens it won
+#: (concentration + novelty + cosine + restatement at 0.276: attack-only gpe-eval pages caught
+#: 84% / 88% at k = 5, fit / report, NQ poisons alone 96% / 96%; on the scoreboard J3 +128.0
+#: against +124.4), but it blocked the LlamaIndex example's three honest Everest pages: a
+#: direct answer restates all of a three-word question. With :data:`RESTATEMENT_ALLOWANCE`
+#: the rule keeps the session-7 combination below, so the isolated scoring is unchanged.
 #: The main threshold was lowered on the scoreboard's fit split (session 6), and the isolated
 #: one with it before session 7 replaced the isolated signals: the rules above
 #: (3.773, 1.169) bound the honest sets *flagged*, but a flag on honest evidence mostly costs
@@ -466,6 +506,7 @@ DEFAULT_MODEL = CoordinationModel(
         "novelty": 0.6287,
         "tightness": 0.377,
         "cosine": 0.6694,
+        "restatement": 0.0208,
     },
     scale={
         "lexical": 0.0168,
@@ -474,6 +515,7 @@ DEFAULT_MODEL = CoordinationModel(
         "novelty": 0.1339,
         "tightness": 0.7204,
         "cosine": 0.1095,
+        "restatement": 0.0309,
     },
     threshold=2.5,
     min_tokens=14.0,
@@ -481,7 +523,7 @@ DEFAULT_MODEL = CoordinationModel(
     isolated_threshold=0.572,
     provenance="benchmarks/coordination_signals.py, seed 0 (fit half); main threshold: "
     "benchmarks/choose_default.py (scoreboard fit split, rule J3); isolated signals and "
-    "threshold: benchmarks/coordination_isolated.py (session 7)",
+    "threshold: benchmarks/coordination_isolated.py (session 7; rerun in session 11)",
 )
 
 
@@ -506,13 +548,17 @@ def model_for(
     threshold: float | None = None,
     isolated_threshold: float | None = None,
     isolated_signals: Sequence[str] | None = None,
+    signals: Sequence[str] | None = None,
 ) -> CoordinationModel:
-    """:data:`DEFAULT_MODEL` (with ``embeddings``) or :data:`TEXT_MODEL`, with its thresholds
-    and isolated signals replaced where given (``MirageConfig.coordination_threshold`` /
-    ``coordination_isolated_threshold`` / ``coordination_isolated_signals``). The text model
-    has no isolated scoring, so the isolated ones leave it unchanged."""
+    """:data:`DEFAULT_MODEL` (with ``embeddings``) or :data:`TEXT_MODEL`, with its signals,
+    thresholds and isolated signals replaced where given (``MirageConfig.coordination_signals``
+    / ``coordination_threshold`` / ``coordination_isolated_threshold`` /
+    ``coordination_isolated_signals``). The text model has no isolated scoring, so the
+    isolated ones leave it unchanged."""
     model = DEFAULT_MODEL if embeddings else TEXT_MODEL
     changes: dict[str, object] = {}
+    if signals is not None:
+        changes["signals"] = tuple(signals)
     if threshold is not None:
         changes["threshold"] = float(threshold)
     if model.isolated_signals:

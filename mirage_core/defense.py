@@ -288,6 +288,7 @@ class Mirage:
                     cfg.coordination_threshold,
                     cfg.coordination_isolated_threshold,
                     cfg.coordination_isolated_signals,
+                    cfg.coordination_signals,
                 ),
             )
             if cfg.coordination_absorb_margin is not None and embeddings is not None:

@@ -61,6 +61,9 @@ def test_defaults_and_paper():
         {"coordination_isolated_signals": ("cosine", "bogus")},
         {"coordination_isolated_signals": "cosine"},
         {"coordination_isolated_signals": ()},
+        {"coordination_signals": ("bogus",)},
+        {"coordination_signals": "tightness"},
+        {"coordination_signals": ()},
         {"coordination_absorb_margin": 1.5},
         {"coordination_absorb_margin": "wide"},
         {"quarantined_conflicts": "drop"},
@@ -87,8 +90,10 @@ def test_round_trips_through_file_pickle_and_copy(tmp_path):
         trust={"a.org": 1.0},
         contradiction_scope="selected",
         coordination_isolated_signals=["answer_focus", "cosine"],  # a list from JSON
+        coordination_signals=["restatement", "tightness"],
     )
     assert cfg.coordination_isolated_signals == ("answer_focus", "cosine")
+    assert cfg.coordination_signals == ("restatement", "tightness")
     path = tmp_path / "cfg.json"
     cfg.to_file(path)
     assert MirageConfig.from_file(path) == cfg

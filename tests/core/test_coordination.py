@@ -179,6 +179,21 @@ def test_answer_focus_reads_the_sentence_that_states_the_shared_token():
     bad = group_signals(evidence_profile(query, dispersed, doms), [0, 1, 2], ["new", "york"])
     good = group_signals(evidence_profile(query, honest, doms), [0, 1, 2], ["new", "york"])
     assert bad.answer_focus > 0.5 > good.answer_focus
+    # the planted text restates the question to be retrieved for it; the honest pages answer
+    # it without doing so ("filmed" and two query words at most per sentence)
+    assert bad.restatement == pytest.approx(1.0)
+    assert good.restatement < 0.5
+    # a direct answer restates all of a short question: nothing beyond the allowance
+    answers = [
+        "Mount Everest is 8,849 metres tall.",
+        "Everest, the tallest mountain, is 8,849 metres high.",
+        "Mount Everest stands 8,849 metres tall above sea level.",
+    ]
+    short = group_signals(evidence_profile("How tall is Mount Everest?", answers, doms), [0, 1, 2])
+    assert short.restatement == 0.0
+    # a query without content words has nothing to restate: undefined, not zero
+    empty = group_signals(evidence_profile("where was it", dispersed, doms), [0, 1, 2], ["new"])
+    assert math.isnan(empty.restatement)
     assert (
         TEXT_MODEL.signals == ("answer_focus", "novelty") and "tightness" in DEFAULT_MODEL.signals
     )
@@ -298,6 +313,30 @@ def test_config_thresholds_decide_what_the_defense_flags(fake_nli):
     assert f"≥ {TEXT_MODEL.threshold:.2f}" in group["explain"]
     lower = Mirage(base.replace(coordination_threshold=1.0), nli=fake_nli).defend(QUERY, passages)
     assert lower.extras["coordination_signals"][0]["threshold"] == 1.0
+
+
+def test_model_for_and_config_replace_the_group_signals(fake_nli):
+    """``coordination_signals`` replaces the model's group signals, in ``model_for`` and in
+    the defense: the planted group scores on what was asked for."""
+    from mirage_core import Mirage, MirageConfig, Passage
+
+    m = model_for(False, signals=["restatement"])
+    assert m.signals == ("restatement",) and m.threshold == TEXT_MODEL.threshold
+    assert model_for(True).signals == DEFAULT_MODEL.signals
+    passages = [
+        Passage(t, source=f"https://p{i}.example/a") for i, t in enumerate([*PLANTED_LONG, *HONEST])
+    ]
+    base = MirageConfig(coordination="text", coordination_self_conflict=None)
+    for signals in (("restatement",), ("lexical",)):
+        v = Mirage(
+            base.replace(coordination_signals=signals, coordination_threshold=-1e6), nli=fake_nli
+        ).defend(QUERY, passages)
+        group = v.extras["coordination_signals"][0]
+        z = group_signals(
+            evidence_profile(QUERY, [p.text for p in passages], [f"p{i}" for i in range(6)]),
+            group["passages"],
+        )
+        assert group["score"] == pytest.approx(TEXT_MODEL.standardize(z)[signals[0]], abs=1e-6)
 
 
 def test_config_isolated_signals_reach_the_detector(fake_nli, fake_embedder):
