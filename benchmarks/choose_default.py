@@ -144,12 +144,12 @@ def main(argv: list[str]) -> int:
     runs = dict(a.split("=", 1) for a in argv)
     if baseline is not None and baseline not in runs:
         raise SystemExit(f"--baseline {baseline!r} is not one of the candidates")
-    fit = {name: figures(_rows(path), "fit") for name, path in runs.items()}
-    report = {name: figures(_rows(path), "report") for name, path in runs.items()}
+    rows = {name: _rows(path) for name, path in runs.items()}
+    fit = {name: figures(r, "fit") for name, r in rows.items()}
+    report = {name: figures(r, "report") for name, r in rows.items()}
+    met = {name: goals_met(r, "fit") for name, r in rows.items()}
 
-    met = {name: goals_met(_rows(path), "fit") for name, path in runs.items()}
-
-    def keeps_clean(n: str) -> bool:
+    def keeps_baseline(n: str) -> bool:
         # the fourth amendment: no lower clean pass than the shipped default's (within TIE);
         # the fifth: no fewer goals met than the shipped default (fit split)
         if baseline is None:
@@ -158,7 +158,7 @@ def main(argv: list[str]) -> int:
         clean = all(fit[n][k] >= b[k] - TIE - 1e-9 for k in ("clean", "snip_clean"))
         return clean and met[n] >= met[baseline]
 
-    over = [n for n in runs if fit[n]["clean_min"] >= FLOOR and keeps_clean(n)]
+    over = [n for n in runs if fit[n]["clean_min"] >= FLOOR and keeps_baseline(n)]
 
     def pick(key: str) -> str:
         if not over:
@@ -216,7 +216,7 @@ def main(argv: list[str]) -> int:
             f"| {100 * f['wrong']:.1f}% / {100 * r['wrong']:.1f}% "
             f"| {100 * f['correct_only']:.1f}% / {100 * r['correct_only']:.1f}% "
             f"| {_pc(f['retention'])} / {_pc(r['retention'])} "
-            f"| {met[n]} / {goals_met(_rows(runs[n]), 'report')} |"
+            f"| {met[n]} / {goals_met(rows[n], 'report')} |"
         )
     print(
         f"\nchosen (J3, ties to the clean pass): `{chosen}`"

@@ -18,8 +18,10 @@ Two rules, both on the scoreboard's fit split:
    original and adaptive; equal weight) wins, ties to the fewer signals. This rule was
    written after a first look at both splits (session 7 closing note). Session 11 added the
    ``restatement`` signal and reran it at the honest cost of the session-7 scoring
-   (``--budget answer_focus,novelty,cosine@0.572``: 11 of 300): concentration + novelty +
-   cosine + restatement at 0.276, now shipped.
+   (``--budget answer_focus,novelty,cosine@0.572``: 11 of 300): the session-7 combination
+   still wins. (An earlier form of the signal, the plain share of the query, won at 0.276 and
+   was withdrawn: it flagged honest direct answers to short questions; see
+   ``benchmarks/results/scoreboard-choice.md``.)
 2. **Which threshold** (session 5; ``--signals answer_focus,cosine --budget 0.02``): the lowest
    at which at most ``--budget`` of the honest fit sets would be flagged. It gave 1.169;
    session 6 lowered the shipped threshold on the scoreboard (``benchmarks/choose_default.py``,

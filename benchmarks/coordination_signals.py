@@ -26,7 +26,7 @@ them). Last, the shipped models' length floor (``CoordinationModel.min_tokens``)
 fit half: the largest floor that loses no planted set caught there.
 
 Output committed as benchmarks/results/coordination_signals.txt (rerun in session 11, when the
-``restatement`` signal was added: 1,202 s on 2 cores). The length-floor section reads the shipped
+``restatement`` signal was added: 279 s on 2 cores). The length-floor section reads the shipped
 models (threshold 2.5, chosen on the scoreboard's fit split in session 6 by
 ``benchmarks/choose_default.py``); the "recommended" models are this script's fit-half picks,
 which the scoreboard then decides on (``benchmarks/results/scoreboard-choice.md``).

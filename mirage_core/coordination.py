@@ -290,23 +290,16 @@ def group_signals(
         nov.append(len(p - others) / size)
     shared = sorted(set.intersection(*(set(t) for t in toks))) if toks else []
     anchor = set(anchors) if anchors else set(shared)
-    focus = []
+    focus, restate = [], []
     for i in idx:
-        best = 0.0
+        best, restated = 0.0, 0  # answer focus; query tokens of the best-restating sentence
         for sent in profile.sentences[i]:
             if sent & anchor:
                 best = max(best, len(sent & (q | anchor)) / len(sent))
+            restated = max(restated, len(sent & q))
         focus.append(best)
-    a = RESTATEMENT_ALLOWANCE
-    restate = (
-        [
-            max(0, max((len(sent & q) for sent in profile.sentences[i]), default=0) - a)
-            / max(1, len(q) - a)
-            for i in idx
-        ]
-        if q
-        else []
-    )
+        a = RESTATEMENT_ALLOWANCE
+        restate.append(max(0, restated - a) / max(1, len(q) - a))
     lexical = _mean_cross(profile.lexical, profile.cross, idx)
     cosine = tightness = float("nan")
     if profile.sims is not None:
@@ -332,7 +325,7 @@ def group_signals(
         novelty=float(np.mean(nov)) if nov else float("nan"),
         cosine=cosine,
         tightness=tightness,
-        restatement=float(np.mean(restate)) if restate else float("nan"),
+        restatement=float(np.mean(restate)) if q else float("nan"),
         lexical_pairs=tuple(pairs[:3]),
         tokens=float(np.median([len(profile.tokens[i]) for i in idx])),
         isolated=idx.size == len(profile.tokens),
