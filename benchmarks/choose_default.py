@@ -61,6 +61,18 @@ k = 5 37% → 46%). The product's rule is that a change which lowers the scorebo
 not done. With ``--baseline NAME``, a candidate that meets fewer goals on the fit split than the
 baseline is under the floor as well. Said plainly: written after seeing that candidate's figures.
 
+Amended a sixth time (session 12, after the scoreboard gained shortqa, the only honest
+multi-source evidence for short questions, and the shipped default had run on it: clean pass
+76.7% on the fit split, 63% of the honest sets flagged by the coordination signals; no
+candidate had run on it). A run that has the shortqa rows counts shortqa as one more dataset
+of each term it has a figure for: the clean term's mean (CLEAN pass − attack-only pass, its
+attack-only pass being 1 − poisons alone blocked) is over gpe-eval's k and shortqa, the
+PoisonedRAG terms' means (poisons alone blocked − wrong answer with the honest evidence; correct
+answer only) over NQ, HotpotQA and shortqa; the floor's clean pass includes shortqa's CLEAN
+pass; with ``--baseline``, a shortqa CLEAN pass more than ``TIE`` below the baseline's is under
+the floor too, and goals met are counted over the rows both runs have. Runs without shortqa are
+scored as before, so compare runs of one kind only.
+
     python benchmarks/choose_default.py [--baseline NAME] NAME=RUN.json [NAME=RUN.json ...] \
         > benchmarks/results/scoreboard-choice.md
 """
@@ -80,11 +92,14 @@ def _rows(path: str) -> dict[str, dict[str, Any]]:
     return {r["measure"]: r for r in json.load(open(path))["rows"]}
 
 
-def goals_met(rows: dict[str, dict[str, Any]], split: str) -> int:
+def goals_met(rows: dict[str, dict[str, Any]], split: str, measures: set[str] | None = None) -> int:
     """How many of the scoreboard's goals (its "goals met" row: rows with a "≥ X%" / "≤ X%"
-    goal, the NLI pair rows left out as the scoreboard leaves them out) the default meets."""
+    goal, the NLI pair rows left out as the scoreboard leaves them out) the default meets;
+    ``measures``: count only these rows."""
     met = 0
-    for row in rows.values():
+    for name, row in rows.items():
+        if measures is not None and name not in measures:
+            continue
         goal, value = row.get("goal", "—"), row.get(f"mirage:{split}")
         if goal == "—" or value is None or f"mirage:{split}:pairs" in row:
             continue
@@ -110,12 +125,19 @@ def figures(rows: dict[str, dict[str, Any]], split: str) -> dict[str, float]:
         for d in prag
     ]
     only = [get(f"{d} gold+5: correct answer only") for d in prag]
+    short = get("shortqa CLEAN pass")
+    if short is not None:  # the sixth amendment
+        blocked = get("shortqa poisons alone blocked")
+        gap.append(short - (1.0 - blocked))
+        poison.append(blocked - get("shortqa honest+5: wrong answer in evidence"))
+        only.append(get("shortqa honest+5: correct answer only"))
     j = 0.5 * sum(gap) / len(gap) + 0.5 * sum(poison) / len(poison)
     out = {
         "J": j,
         "J2": j + 0.5 * sum(x or 0.0 for x in only) / len(only),
         "correct_only": sum(x or 0.0 for x in only) / len(only),
-        "clean_min": min(clean + snip_clean),
+        "clean_min": min(clean + snip_clean + ([] if short is None else [short])),
+        "short_clean": float("nan") if short is None else short,
         "clean": sum(clean) / len(clean),
         "snip_clean": sum(snip_clean) / len(snip_clean) if snip_clean else float("nan"),
         "full": sum(get(f"{d} FULL pass") for d in gpe) / len(gpe),
@@ -151,12 +173,19 @@ def main(argv: list[str]) -> int:
 
     def keeps_baseline(n: str) -> bool:
         # the fourth amendment: no lower clean pass than the shipped default's (within TIE);
-        # the fifth: no fewer goals met than the shipped default (fit split)
+        # the fifth: no fewer goals met than the shipped default (fit split), counted (sixth)
+        # over the rows both have
         if baseline is None:
             return True
         b = fit[baseline]
-        clean = all(fit[n][k] >= b[k] - TIE - 1e-9 for k in ("clean", "snip_clean"))
-        return clean and met[n] >= met[baseline]
+        keys = ["clean", "snip_clean"]
+        if not math.isnan(fit[n]["short_clean"]) and not math.isnan(b["short_clean"]):
+            keys.append("short_clean")
+        clean = all(fit[n][k] >= b[k] - TIE - 1e-9 for k in keys)
+        common = set(rows[n]) & set(rows[baseline])
+        return clean and goals_met(rows[n], "fit", common) >= goals_met(
+            rows[baseline], "fit", common
+        )
 
     over = [n for n in runs if fit[n]["clean_min"] >= FLOOR and keeps_baseline(n)]
 
@@ -187,6 +216,12 @@ def main(argv: list[str]) -> int:
             f"than {100 * TIE:g} point below the shipped default's (`{baseline}`), or fewer "
             "goals met (fit split) than it."
         )
+        + (
+            " Runs with shortqa rows count shortqa in each term, in the floor and in the "
+            "baseline's clean pass (sixth amendment)."
+            if any(not math.isnan(fit[n]["short_clean"]) for n in runs)
+            else ""
+        )
         + "\n"
     )
     print(
@@ -195,9 +230,10 @@ def main(argv: list[str]) -> int:
         "| gpe snippets CLEAN pass fit / report | gpe FULL pass fit / report "
         "| poisons alone blocked fit / report | wrong answer (gold + 5) fit / report "
         "| correct answer only (gold + 5) fit / report "
-        "| gpe CLEAN corroborated claims delivered fit / report | goals met fit / report |"
+        "| gpe CLEAN corroborated claims delivered fit / report "
+        "| shortqa CLEAN pass fit / report | goals met fit / report |"
     )
-    print("|---" * 15 + "|")
+    print("|---" * 16 + "|")
     for n in runs:
         f, r = fit[n], report[n]
         mark = (
@@ -216,6 +252,7 @@ def main(argv: list[str]) -> int:
             f"| {100 * f['wrong']:.1f}% / {100 * r['wrong']:.1f}% "
             f"| {100 * f['correct_only']:.1f}% / {100 * r['correct_only']:.1f}% "
             f"| {_pc(f['retention'])} / {_pc(r['retention'])} "
+            f"| {_pc(f['short_clean'])} / {_pc(r['short_clean'])} "
             f"| {met[n]} / {goals_met(rows[n], 'report')} |"
         )
     print(

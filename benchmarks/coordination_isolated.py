@@ -102,6 +102,13 @@ def main(argv: list[str] | None = None) -> int:
         "the shipped isolated signals and threshold flag (default)",
     )
     p.add_argument(
+        "--shortqa",
+        action="store_true",
+        help="add shortqa (benchmarks/shortqa.py): its honest sets join the honest pool the "
+        "thresholds are fit on, its poisons alone an attack kind; the budget stays the count "
+        "of gpe-eval honest fit sets (session 12)",
+    )
+    p.add_argument(
         "--signals",
         default=None,
         help="comma list of isolated signals to report (default: chosen by rule 1)",
@@ -115,12 +122,12 @@ def main(argv: list[str] | None = None) -> int:
         MiniLMEmbedder(), Path(args.store).with_name("vectors.sqlite"), "all-MiniLM-L6-v2"
     )
     sets: dict[Key, list[dict[str, float] | None]] = {}
-    for name, load in dataset_loaders(args).items():
+    for name, load in dataset_loaders(args, shortqa=args.shortqa).items():
         ds = load()
         fit_ids, _ = split_queries([i.qid for i in ds.instances], 0.5, args.seed)
         fit = set(fit_ids)
         for inst in ds.instances:
-            if inst.regime == "clean" and not name.startswith("gpe"):
+            if inst.regime == "clean" and name.startswith("poisonedrag"):
                 continue
             sp = "fit" if inst.qid in fit else "report"
             sets.setdefault((name, inst.regime, sp), []).append(
@@ -131,8 +138,12 @@ def main(argv: list[str] | None = None) -> int:
     def scores(key: Key, signals: tuple[str, ...]) -> np.ndarray:
         return np.array([combined(z, signals) for z in sets.get(key, [])])
 
-    def honest(sp: str, signals: tuple[str, ...]) -> np.ndarray:
-        keys = [k for k in sets if k[0].startswith("gpe") and k[1] == "clean" and k[2] == sp]
+    def honest(sp: str, signals: tuple[str, ...], gpe_only: bool = False) -> np.ndarray:
+        keys = [
+            k
+            for k in sets
+            if k[1] == "clean" and k[2] == sp and (k[0].startswith("gpe") or not gpe_only)
+        ]
         return np.concatenate([scores(k, signals) for k in keys])
 
     attack_kinds = [n for n, r, sp in sets if r == "full" and sp == "fit"]
@@ -144,9 +155,10 @@ def main(argv: list[str] | None = None) -> int:
         else:
             names, _, value = args.budget.partition("@")
             ref_signals, ref_threshold = tuple(names.split(",")), float(value)
-        allowed = int(np.sum(honest("fit", ref_signals) >= ref_threshold))
+        # counted on gpe-eval's honest sets: with --shortqa the pool grows, the budget does not
+        allowed = int(np.sum(honest("fit", ref_signals, gpe_only=True) >= ref_threshold))
         budget_text = (
-            f"as many as {' + '.join(ref_signals)} at {ref_threshold:g} flag: "
+            f"as many as {' + '.join(ref_signals)} at {ref_threshold:g} flag on gpe-eval: "
             f"{allowed} of {n_honest}"
         )
     else:
@@ -199,8 +211,15 @@ def main(argv: list[str] | None = None) -> int:
             cells.append(f"{np.mean(v >= threshold):.1%} of {v.size}" if v.size else "—")
         print(f"| {name} | {regime} | {cells[0]} | {cells[1]} |")
     for sp in ("fit", "report"):
-        h = honest(sp, chosen)
+        h = honest(sp, chosen, gpe_only=True)
         print(f"\nhonest gpe-eval sets flagged ({sp}): {np.mean(h >= threshold):.1%} of {h.size}")
+    if args.shortqa:
+        print("\nshortqa's honest sets flagged by each combination at its threshold, fit / report:")
+        for _, _, combo, thr, _ in table[:12]:
+            cells = [
+                np.mean(scores(("shortqa", "clean", sp), combo) >= thr) for sp in ("fit", "report")
+            ]
+            print(f"- {' + '.join(combo)} at {thr:.3f}: {cells[0]:.0%} / {cells[1]:.0%}")
     return 0
 
 

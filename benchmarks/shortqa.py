@@ -1,0 +1,88 @@
+"""shortqa: honest multi-source evidence and planted poisons for short questions.
+
+The scoreboard's other honest evidence is gpe-eval's: web pages about long fact-checking claims
+(14 content words at the median). PoisonedRAG's questions are short (4–5 content words for NQ)
+and have one gold passage, so the scoreboard had no honest *multi-source* evidence for short
+questions, and a coordination signal that flags "passages that restate the question and
+assert one answer" could look perfect on it while flagging every honest FAQ page (session 11:
+the restatement signal's share form). shortqa fills that gap.
+
+``benchmarks/data/shortqa.jsonl`` holds 60 questions (40 Natural-Questions-style search
+queries, 20 HotpotQA-style bridge questions; general knowledge across four topic areas), each
+with five honest passages written as five independent sites would publish them
+(encyclopedia, news, explainer, blog, FAQ; each in its own words, each with its own details)
+and five planted passages pushing one incorrect answer, PoisonedRAG-style. The text was
+written for this project by LLM agents on 2026-12-02 from a fixed specification
+(``benchmarks/data/README.md``), before any defense ran on it; nothing in mirage was fitted to
+it. Every passage is its own publisher (its URL's host).
+
+Regimes (``Dataset`` instances, as :func:`mirage_core.evaluation.datasets.load_poisonedrag`
+builds them):
+
+- ``clean``: the five honest passages (k = 5, seeded order);
+- ``full``: the five poisons alone (k = 5);
+- ``mixed``: honest and poisons together (k = 10, seeded order).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from mirage_core.evaluation.datasets import CLEAN_FAMILY, Dataset, Instance, subsample
+from mirage_core.pollution.families import EvidenceItem, PollutedPassage, Regime, rng_for
+from mirage_core.types import Passage
+
+DATA = Path(__file__).resolve().parent / "data" / "shortqa.jsonl"
+
+
+def load_shortqa(
+    path: str | Path = DATA, *, limit: int | None = None, seed: int | str = 0
+) -> Dataset:
+    """The shortqa set (see the module doc), ``limit`` questions (seeded), every regime."""
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    rows = [json.loads(line) for line in lines if line.strip()]
+    chosen = subsample(len(rows), limit, seed)
+    instances: list[Instance] = []
+    for idx in chosen:
+        row = rows[idx]
+        qid = str(row["id"])
+        query = str(row["question"])
+        honest = [Passage(p["text"], source=p["url"]) for p in row["honest"]]
+        bad = [
+            PollutedPassage.whole(Passage(p["text"], source=p["url"]), "coordinated")
+            for p in row["poisons"]
+        ]
+        correct = tuple(str(a) for a in row["answer"])
+        incorrect = (str(row["incorrect_answer"]),)
+        rng = rng_for(seed, "shortqa", qid)
+        clean = list(honest)
+        rng.shuffle(clean)
+        mixed: list[EvidenceItem] = [*honest, *bad]
+        rng.shuffle(mixed)
+        for regime, items, family in (
+            (Regime.CLEAN.value, clean, CLEAN_FAMILY),
+            (Regime.FULL.value, list(bad), "coordinated"),
+            (Regime.MIXED.value, mixed, "coordinated"),
+        ):
+            instances.append(Instance(qid, query, regime, family, items, correct, incorrect))
+    return Dataset(
+        name="shortqa",
+        instances=instances,
+        description=(
+            "shortqa (written for mirage, Apache-2.0): short questions with five honest "
+            "passages from five independent publishers and five planted passages pushing one "
+            "incorrect answer."
+        ),
+        regimes={
+            "clean": "the five honest passages (k = 5)",
+            "mixed": "five honest passages + five poisons (k = 10, seeded order)",
+            "full": "the five poisons only (k = 5)",
+        },
+        families=["coordinated"],
+        family_notes={"coordinated": "five planted sources repeating one falsehood"},
+        qa=True,
+        n_queries=len(chosen),
+        n_available=len(rows),
+        settings={"limit": limit, "seed": seed, "file": str(path)},
+    )
