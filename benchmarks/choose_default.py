@@ -68,10 +68,24 @@ candidate had run on it). A run that has the shortqa rows counts shortqa as one 
 of each term it has a figure for: the clean term's mean (CLEAN pass − attack-only pass, its
 attack-only pass being 1 − poisons alone blocked) is over gpe-eval's k and shortqa, the
 PoisonedRAG terms' means (poisons alone blocked − wrong answer with the honest evidence; correct
-answer only) over NQ, HotpotQA and shortqa; the floor's clean pass includes shortqa's CLEAN
-pass; with ``--baseline``, a shortqa CLEAN pass more than ``TIE`` below the baseline's is under
-the floor too, and goals met are counted over the rows both runs have. Runs without shortqa are
-scored as before, so compare runs of one kind only.
+answer only) over NQ, HotpotQA and shortqa; with ``--baseline``, a shortqa CLEAN pass more
+than ``TIE`` below the baseline's is under the floor too, and goals met are counted over the
+rows both runs have. Runs without shortqa are scored as before, so compare runs of one kind
+only. As first written, shortqa's CLEAN pass also joined the absolute floor (80%); the first
+candidate run (``iso-lcanc0.474``) showed what that does when the shipped default itself is
+under it (76.7%): no candidate is over the floor, and the fallback picks the highest clean
+pass alone, whatever the other figures. The absolute floor is therefore gpe-eval's, as before;
+shortqa's clean pass is held by the baseline check.
+
+Amended a seventh time (session 12, after the ``sq-ct3.0`` candidate had run): J3 picked it (the
+coordination threshold 3.0 instead of 2.5; +122.3 against +120.2 on the fit split) and it met
+as many goals (12), by a swap: wrong answers in NQ gold + 5 rose from 8% to 14% (a goal lost)
+while shortqa's honest + 5 wrong answers fell from 13.3% to 10.0% (one query: a goal gained).
+It was worse than the default on 11 rows that have a goal (every MIXED polluted share, NQ's
+wrong and correct-only answers and four of the adaptive rows) and better on 2; the delivered
+corroborated claims J3 rewards have no goal. With ``--baseline``, a candidate that is worse
+than the baseline on more goal rows than it is better on (fit split, rows both runs have) is
+under the floor as well. Said plainly: written after seeing that candidate's figures.
 
     python benchmarks/choose_default.py [--baseline NAME] NAME=RUN.json [NAME=RUN.json ...] \
         > benchmarks/results/scoreboard-choice.md
@@ -109,6 +123,28 @@ def goals_met(rows: dict[str, dict[str, Any]], split: str, measures: set[str] | 
     return met
 
 
+def goal_moves(
+    rows: dict[str, dict[str, Any]], base: dict[str, dict[str, Any]], split: str
+) -> tuple[int, int]:
+    """(rows with a goal where ``rows`` is worse than ``base``, rows where it is better), over
+    the goal rows both have, the NLI pair rows left out as :func:`goals_met` leaves them."""
+    worse = better = 0
+    for name, row in rows.items():
+        other = base.get(name)
+        goal, value = row.get("goal", "—"), row.get(f"mirage:{split}")
+        if other is None or goal == "—" or value is None or f"mirage:{split}:pairs" in row:
+            continue
+        ref = other.get(f"mirage:{split}")
+        if ref is None or abs(value - ref) < 1e-9:
+            continue
+        up = value > ref
+        if goal.startswith("≥") == up:
+            better += 1
+        else:
+            worse += 1
+    return worse, better
+
+
 def figures(rows: dict[str, dict[str, Any]], split: str) -> dict[str, float]:
     def get(measure: str) -> float | None:
         row = rows.get(measure)
@@ -136,7 +172,7 @@ def figures(rows: dict[str, dict[str, Any]], split: str) -> dict[str, float]:
         "J": j,
         "J2": j + 0.5 * sum(x or 0.0 for x in only) / len(only),
         "correct_only": sum(x or 0.0 for x in only) / len(only),
-        "clean_min": min(clean + snip_clean + ([] if short is None else [short])),
+        "clean_min": min(clean + snip_clean),
         "short_clean": float("nan") if short is None else short,
         "clean": sum(clean) / len(clean),
         "snip_clean": sum(snip_clean) / len(snip_clean) if snip_clean else float("nan"),
@@ -183,8 +219,11 @@ def main(argv: list[str]) -> int:
             keys.append("short_clean")
         clean = all(fit[n][k] >= b[k] - TIE - 1e-9 for k in keys)
         common = set(rows[n]) & set(rows[baseline])
-        return clean and goals_met(rows[n], "fit", common) >= goals_met(
-            rows[baseline], "fit", common
+        worse, better = goal_moves(rows[n], rows[baseline], "fit")  # the seventh
+        return (
+            clean
+            and goals_met(rows[n], "fit", common) >= goals_met(rows[baseline], "fit", common)
+            and worse <= better
         )
 
     over = [n for n in runs if fit[n]["clean_min"] >= FLOOR and keeps_baseline(n)]
@@ -214,11 +253,12 @@ def main(argv: list[str]) -> int:
             if baseline is None
             else f" Under the floor too: a gpe CLEAN pass (pages or snippets, mean over k) more "
             f"than {100 * TIE:g} point below the shipped default's (`{baseline}`), or fewer "
-            "goals met (fit split) than it."
+            "goals met (fit split) than it, or worse than it on more goal rows than better "
+            "(seventh amendment)."
         )
         + (
-            " Runs with shortqa rows count shortqa in each term, in the floor and in the "
-            "baseline's clean pass (sixth amendment)."
+            " Runs with shortqa rows count shortqa in each term and in the baseline's clean "
+            "pass (sixth amendment)."
             if any(not math.isnan(fit[n]["short_clean"]) for n in runs)
             else ""
         )
@@ -268,7 +308,8 @@ def main(argv: list[str]) -> int:
         if floor_only:
             third = tie_broken(floor_only)[0]
             print(
-                f"without the fourth and fifth amendments (no --baseline) the rule picks: `{third}`"
+                f"without the baseline checks (fourth, fifth, sixth and seventh amendments; no "
+                f"--baseline) the rule picks: `{third}`"
             )
     return 0
 

@@ -45,7 +45,7 @@ import time
 from dataclasses import replace
 
 import numpy as np
-from coordination_data import VARIANTS, DiskCachedEmbedder, honest_sets, planted_sets
+from coordination_data import VARIANTS, DiskCachedEmbedder, Evidence, honest_sets, planted_sets
 from snippets import SCAN_CHARS as SNIPPET_SCAN_CHARS
 from snippets import snippet
 
@@ -113,6 +113,17 @@ def main() -> None:
         default=5,
         help="also repeat the fit / report procedure on this many seeded splits, both ways (0: off)",
     )
+    ap.add_argument(
+        "--shortqa",
+        action="store_true",
+        help="add shortqa's honest sets (benchmarks/shortqa.py) to the honest pool the "
+        "thresholds are fit on (not the centers and scales); their held-out FPR is shown",
+    )
+    ap.add_argument(
+        "--show",
+        default="",
+        help="semicolon list of extra combinations to print, e.g. 'answer_focus,cosine;novelty'",
+    )
     args = ap.parse_args()
     import torch
 
@@ -130,12 +141,36 @@ def main() -> None:
         e.texts = [snippet(t, e.query) for t in e.texts]
     alone = planted_sets(args.limit, variants=("original", "dispersed"), regime="full")
     evidence = planted_sets(args.limit) + alone + honest_sets() + short + snips
+    if args.shortqa:
+        from shortqa import load_shortqa
+
+        for inst in load_shortqa().instances:
+            if inst.regime != "clean":
+                continue
+            ps = inst.passages
+            evidence.append(
+                Evidence(
+                    key=f"shortqa:{inst.qid}",
+                    source="shortqa",
+                    variant="honest-shortqa",
+                    query=inst.query,
+                    texts=[p.text for p in ps],
+                    domains=[p.resolved_domain(i) for i, p in enumerate(ps)],
+                    planted=[False] * len(ps),
+                )
+            )
+    show = tuple(tuple(c.split(",")) for c in args.show.split(";") if c)
 
     # -- split: by query (all variants of a PoisonedRAG query on one side) and gpe claim --
-    keys = sorted({e.key for e in evidence})
+    keys = sorted({e.key for e in evidence if e.source != "shortqa"})
     rng = random.Random(f"{args.seed}:coordination-split")
     rng.shuffle(keys)
     fit_keys = set(keys[: len(keys) // 2])
+    if args.shortqa:  # the scoreboard's split of shortqa, so its report half stays unseen
+        from mirage_core.evaluation.calibrate import split_queries
+
+        qids = [e.key.removeprefix("shortqa:") for e in evidence if e.source == "shortqa"]
+        fit_keys |= {f"shortqa:{q}" for q in split_queries(qids, 0.5, args.seed)[0]}
 
     # -- every candidate group of every evidence set, scored on every signal ---------------
     sets = []  # (evidence, split, groups)
@@ -151,7 +186,13 @@ def main() -> None:
     )
     print()
     fitted = report(
-        sets, "honest", "honest-short", "gpe-eval honest coverage, k = 10, 1,200 chars"
+        sets,
+        "honest",
+        "honest-short",
+        "gpe-eval honest coverage, k = 10, 1,200 chars"
+        + (" (thresholds: with shortqa's honest sets)" if args.shortqa else ""),
+        extra_neg="honest-shortqa" if args.shortqa else None,
+        show=show,
     )[0]
     print()
     report(
@@ -274,10 +315,19 @@ def stability(sets, keys: list[str], n_seeds: int) -> None:
 
 
 def report(
-    sets, neg: str, other: str | None, title: str, top: int = 12, combine: str = "mean"
+    sets,
+    neg: str,
+    other: str | None,
+    title: str,
+    top: int = 12,
+    combine: str = "mean",
+    extra_neg: str | None = None,
+    show: tuple[tuple[str, ...], ...] = (),
 ) -> tuple[str, dict, tuple[str, ...], tuple[str, ...]]:
     """Fit centers, scales and thresholds on ``neg``'s fit half, print the held-out table;
-    ``other``: a second honest pool whose held-out FPR at the same thresholds is shown."""
+    ``other``: a second honest pool whose held-out FPR at the same thresholds is shown;
+    ``extra_neg``: an honest pool whose fit half joins ``neg``'s for the thresholds (not for
+    the centers and scales), its held-out FPR shown too (``--shortqa``)."""
 
     def subset(split: str, variant: str):
         for e, sp, groups in sets:
@@ -328,7 +378,8 @@ def report(
         return [k for k, (e, sp, _) in enumerate(sets) if sp == split and e.variant == variant]
 
     def evaluate(combo: tuple[str, ...]):
-        fit_neg = np.array([set_score(k, combo)[0] for k in members("fit", neg)])
+        pool = members("fit", neg) + (members("fit", extra_neg) if extra_neg else [])
+        fit_neg = np.array([set_score(k, combo)[0] for k in pool])
         thr = _threshold(fit_neg)
         out = {"threshold": thr, "fit": {}, "report": {}}
         for split in ("fit", "report"):
@@ -337,6 +388,9 @@ def report(
             if other is not None:
                 o = np.array([set_score(k, combo)[0] for k in members(split, other)])
                 row["other_fpr"] = float((o >= thr).mean())
+            if extra_neg is not None:
+                o = np.array([set_score(k, combo)[0] for k in members(split, extra_neg)])
+                row["extra_fpr"] = float((o >= thr).mean())
             for v in SHOWN:
                 ks = members(split, v)
                 scored = [(sets[k][0], *set_score(k, combo)) for k in ks]
@@ -393,9 +447,11 @@ def report(
     )
     print()
     extra = " | FPR, length-matched honest |" if other else " |"
+    if extra_neg:
+        extra += f" FPR, {extra_neg} |"
     head = "| signals | threshold | honest FPR | " + " | ".join(f"{v} AUC | {v} TPR" for v in SHOWN)
     print(head + " | pure (all variants)" + extra)
-    print("|" + "---|" * (3 + 2 * len(SHOWN) + 1 + (1 if other else 0)))
+    print("|" + "---|" * (3 + 2 * len(SHOWN) + 1 + (1 if other else 0) + (1 if extra_neg else 0)))
 
     def line(c) -> str:
         r = results[c]
@@ -408,6 +464,8 @@ def report(
             raw = center[s] + (-1 if s == "novelty" else 1) * r["threshold"] * scale[s]
             name += f" ({'≤' if s == 'novelty' else '≥'} {raw:.3f} raw)"
         tail = f" {rep['other_fpr']:.0%} |" if other else ""
+        if extra_neg:
+            tail += f" {rep['extra_fpr']:.0%} |"
         return f"| {name} | {r['threshold']:.2f} | {rep['fpr']:.0%} | {cells} | {pure:.0%} |" + tail
 
     for s in SIGNALS:
@@ -418,6 +476,9 @@ def report(
     )
     for c in ranked[:top]:
         print(line(c))
+    for c in show:
+        if c not in ranked[:top] and len(c) > 1:
+            print(line(c) + " (asked for)")
     print()
     print(
         "Combinations ranked on the fit half by their worst variant's TPR (then the mean); "
