@@ -140,12 +140,23 @@ def answer_facts(text: str, question_words: set[str]) -> dict[str, frozenset[str
 
 
 def answer_conflicts(
-    query: str, claims: Sequence[Claim], indices: Sequence[int], min_share: float
+    query: str,
+    claims: Sequence[Claim],
+    indices: Sequence[int],
+    min_share: float,
+    scope: str = "claim",
 ) -> list[AnswerConflict]:
     """Every pair of ``claims[indices]`` from different sources that holds at least
     ``min_share`` of ``query``'s content words each (one of its :func:`relation_stems` among
     them) and names disjoint facts of one kind the question asks for (:func:`question_kinds`;
     the first that differs), in index order.
+
+    ``scope="passage"``: a fact in common is looked for between each claim and the *other*
+    claim's whole passage (every claim of ``claims`` with its ``passage_index``), so "The
+    symbol comes from aurum, the Latin word for gold" does not conflict with "gold (Au,
+    element 79)" when its own page says Au in another sentence. A planted passage written
+    around its own answer names no other; an honest page often names the shared answer in the
+    sentence next to the one that restates the question.
 
     A query with no content word gives no pair: no claim can be told to restate it."""
     if len(indices) < 2 or not content_tokens(query):
@@ -159,8 +170,21 @@ def answer_conflicts(
     ]
     if len(on_question) < 2:
         return []
+    if scope not in ("claim", "passage"):
+        raise ValueError(f"scope must be 'claim' or 'passage', got {scope!r}")
     words = _question_words(query)
     facts = [answer_facts(claims[i].text, words) for i in on_question]
+    context = facts  # what the other side's facts must miss: the claim, or its whole passage
+    if scope == "passage":
+        pages: dict[int, dict[str, set[str]]] = {}
+        for c in claims:
+            page = pages.setdefault(c.passage_index, {})
+            for kind, found_here in answer_facts(c.text, words).items():
+                page.setdefault(kind, set()).update(found_here)
+        context = [
+            {k: frozenset(v) for k, v in pages.get(claims[i].passage_index, {}).items()}
+            for i in on_question
+        ]
     n = len(on_question)
     sources = np.array([claims[i].source for i in on_question], dtype=object)
     # pairs (upper triangle) from different sources that no earlier kind has called yet
@@ -168,18 +192,25 @@ def answer_conflicts(
     found: list[tuple[int, int, str]] = []
     for kind in question_kinds(query):
         vocab: dict[str, int] = {}
-        rows, cols = [], []
-        for r, f in enumerate(facts):
+        rows, cols, crows, ccols = [], [], [], []
+        for r, (f, ctx) in enumerate(zip(facts, context, strict=True)):
             for token in f.get(kind, ()):
                 rows.append(r)
                 cols.append(vocab.setdefault(token, len(vocab)))
-        if not vocab:
+            for token in ctx.get(kind, ()):
+                crows.append(r)
+                ccols.append(vocab.setdefault(token, len(vocab)))
+        if not rows:
             continue
         names = np.zeros((n, len(vocab)), dtype=np.int32)
         names[rows, cols] = 1
+        around = np.zeros((n, len(vocab)), dtype=np.int32)
+        around[crows, ccols] = 1
         has = names.any(axis=1)
-        # both name a fact of this kind, and none in common: one matrix product, no pair loop
-        hit = open_pairs & has[:, None] & has[None, :] & ((names @ names.T) == 0)
+        # both name a fact of this kind, and neither names one the other's context holds: one
+        # matrix product per side, no pair loop (context = the claim itself by default)
+        shared = (names @ around.T) + (around @ names.T)
+        hit = open_pairs & has[:, None] & has[None, :] & (shared == 0)
         found.extend((int(a), int(b), kind) for a, b in zip(*np.nonzero(hit), strict=True))
         open_pairs &= ~hit
     found.sort()

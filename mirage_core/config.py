@@ -32,6 +32,7 @@ Coordination = Literal["none", "text", "embedding"]
 PartnerRanking = Literal["overlap", "embedding"]
 SingleDomain = Literal["documents", "block"]
 QuarantinedConflicts = Literal["count", "ignore"]
+AnswerConflictScope = Literal["claim", "passage"]
 
 
 #: Fields of earlier releases and what replaced them (a config file naming one gets told).
@@ -95,6 +96,10 @@ class MirageConfig:
             proper names), none of them in the query: two sources answering the question
             differently (:mod:`mirage_core.answer_conflict`; ``None`` = off). 0.6, chosen on
             the scoreboard's fit split (``benchmarks/results/scoreboard-choice.md``).
+        answer_conflict_scope: where the answer-slot rule looks for a fact the two claims have
+            in common: ``"claim"`` (the two sentences; default) or ``"passage"`` (each claim's
+            facts against the other claim's whole passage, so a page that names the other
+            page's answer in another sentence does not answer differently).
         fact_kinds: the fact-check kinds that count as conflicts (``number``, ``month``,
             ``name``); only kinds measured at ≥ 95% precision on clean web evidence are on by
             default (see ``benchmarks/factcheck_precision.py``).
@@ -232,6 +237,7 @@ class MirageConfig:
     fact_kinds: tuple[str, ...] = ("number", "month", "name")
     fact_similarity: float = 0.7
     answer_conflict: float | None = 0.6
+    answer_conflict_scope: AnswerConflictScope = "claim"
     independence: Independence = "domain"
     single_domain: SingleDomain = "documents"
     duplicate_threshold: float = 0.7
@@ -359,6 +365,7 @@ class MirageConfig:
             ("partner_ranking", PartnerRanking),
             ("single_domain", SingleDomain),
             ("quarantined_conflicts", QuarantinedConflicts),
+            ("answer_conflict_scope", AnswerConflictScope),
             ("nli_error_policy", NLIErrorPolicy),
         ):
             allowed = get_args(kind)  # the Literal types are the one list of choices

@@ -586,7 +586,9 @@ class Mirage:
                 + " and were quarantined"
             )
         if decision == "verified" and cfg.answer_conflict is not None:
-            found = answer_conflicts(prep.query, claims, selected, cfg.answer_conflict)
+            found = answer_conflicts(
+                prep.query, claims, selected, cfg.answer_conflict, cfg.answer_conflict_scope
+            )
             if found:
                 extras["answer_conflicts"] = [dataclasses.asdict(c) for c in found]
                 decision = "fallback"

@@ -180,3 +180,51 @@ def test_a_date_question_ignores_the_names_its_answers_mention():
     found = answer_conflicts(query, claims, [0, 1, 2], min_share=0.6)
     # Paris against the World's Fair answers another question; 1889 against 1925 is a conflict
     assert [(c.left, c.right, c.kind) for c in found] == [(0, 2, "number"), (1, 2, "number")]
+
+
+def _page_claim(i: int, text: str, page: int) -> Claim:
+    source = f"s{page}"
+    return Claim(i, text, page, 0, len(text), source, source, 1.0, content_tokens(text))
+
+
+def test_passage_scope_reads_the_rest_of_the_other_page():
+    query = "What is the chemical symbol for gold?"
+    claims = [
+        _page_claim(0, "Gold has the chemical symbol Au in every table.", 0),
+        _page_claim(1, "The chemical symbol for gold comes from aurum, the Latin word.", 1),
+        _page_claim(2, "Gold is written as Au on the periodic table.", 1),
+        _page_claim(3, "The chemical symbol for gold is Ag, as every chemist knows.", 3),
+    ]
+    by_claim = answer_conflicts(query, claims, [0, 1, 3], min_share=0.6)
+    assert [(c.left, c.right) for c in by_claim] == [(0, 1), (0, 3), (1, 3)]
+    assert by_claim[0].right_facts == ("latin",)
+    # page 1 names Au in its other sentence: it does not answer differently from page 0;
+    # the planted page names only its own answer and still conflicts with both
+    by_page = answer_conflicts(query, claims, [0, 1, 3], min_share=0.6, scope="passage")
+    assert [(c.left, c.right) for c in by_page] == [(0, 3), (1, 3)]
+    assert by_page[0].left_facts == ("au",) and by_page[0].right_facts == ("ag",)
+    with pytest.raises(ValueError, match="scope"):
+        answer_conflicts(query, claims, [0, 1], min_share=0.6, scope="page")
+
+
+def test_config_passes_the_scope_to_the_gate():
+    with pytest.raises(ValueError, match="answer_conflict_scope"):
+        MirageConfig(answer_conflict_scope="page")
+    config = MirageConfig(
+        independence="none", coordination="none", fact_check=False, answer_conflict=0.6
+    )
+    query = "What is the chemical symbol for gold?"
+    passages = [
+        Passage("Gold has the chemical symbol Au in every table.", source="a"),
+        Passage(
+            "The chemical symbol for gold comes from aurum, the Latin word. "
+            "Gold is written as Au on the periodic table.",
+            source="b",
+        ),
+    ]
+    claim_scope = Mirage(config, nli=CallableNLI(_entail_all)).defend(query, passages)
+    assert claim_scope.decision == "fallback" and "au vs latin" in claim_scope.reason
+    page_scope = Mirage(
+        config.replace(answer_conflict_scope="passage"), nli=CallableNLI(_entail_all)
+    ).defend(query, passages)
+    assert page_scope.passed
