@@ -16,7 +16,7 @@ on the report split (a seeded 50/50 split of the queries of every dataset):
 - PoisonedRAG NQ and HotpotQA (100 questions each): gold + 5 poisons, and the 5 poisons alone;
 - optionally (``--adaptive``) PoisonedRAG with adaptive poisons (paraphrased, synonym-substituted,
   semantically dispersed);
-- shortqa (60 short questions, ``benchmarks/shortqa.py``; ``--no-shortqa`` leaves it out): five
+- shortqa (59 short questions, ``benchmarks/shortqa.py``; ``--no-shortqa`` leaves it out): five
   honest passages from five publishers (CLEAN), five planted poisons alone (FULL), and both
   (MIXED, k = 10), the scoreboard's only honest multi-source evidence for short questions.
 

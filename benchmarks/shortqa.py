@@ -7,14 +7,14 @@ questions, and a coordination signal that flags "passages that restate the quest
 assert one answer" could look perfect on it while flagging every honest FAQ page (session 11:
 the restatement signal's share form). shortqa fills that gap.
 
-``benchmarks/data/shortqa.jsonl`` holds 60 questions (40 Natural-Questions-style search
+``benchmarks/data/shortqa.jsonl`` holds 59 questions (39 Natural-Questions-style search
 queries, 20 HotpotQA-style bridge questions; general knowledge across four topic areas), each
 with five honest passages written as five independent sites would publish them
 (encyclopedia, news, explainer, blog, FAQ; each in its own words, each with its own details)
 and five planted passages pushing one incorrect answer, PoisonedRAG-style. The text was
 written for this project by LLM agents on 2026-12-02 from a fixed specification
-(``benchmarks/data/README.md``), before any defense ran on it; nothing in mirage was fitted to
-it. Every passage is its own publisher (its URL's host).
+(``benchmarks/data/README.md``), before any defense ran on it; nothing mirage ships is fitted
+to it (the fitting scripts read only its fit half, and only with ``--shortqa``). Every passage is its own publisher (its URL's host).
 
 Regimes (``Dataset`` instances, as :func:`mirage_core.evaluation.datasets.load_poisonedrag`
 builds them):

@@ -154,11 +154,15 @@ def answer_conflicts(
     ``scope="passage"``: a fact in common is looked for between each claim and the *other*
     claim's whole passage (every claim of ``claims`` with its ``passage_index``), so "The
     symbol comes from aurum, the Latin word for gold" does not conflict with "gold (Au,
-    element 79)" when its own page says Au in another sentence. A planted passage written
-    around its own answer names no other; an honest page often names the shared answer in the
-    sentence next to the one that restates the question.
+    element 79)" when its own page says Au in another sentence. Measured on the scoreboard
+    (session 12, candidate ``ac-passage``), it spares no more honest evidence on the fit split
+    and lets more planted answers through: the honest page names *some* fact of the planted
+    claim somewhere (the wrong answer, "close to the border with Kenya", or the subject the
+    poison names beside it), so ``"claim"`` is the default.
 
     A query with no content word gives no pair: no claim can be told to restate it."""
+    if scope not in ("claim", "passage"):
+        raise ValueError(f"scope must be 'claim' or 'passage', got {scope!r}")
     if len(indices) < 2 or not content_tokens(query):
         return []
     share = query_share(query, [claims[i] for i in indices])
@@ -170,8 +174,6 @@ def answer_conflicts(
     ]
     if len(on_question) < 2:
         return []
-    if scope not in ("claim", "passage"):
-        raise ValueError(f"scope must be 'claim' or 'passage', got {scope!r}")
     words = _question_words(query)
     facts = [answer_facts(claims[i].text, words) for i in on_question]
     context = facts  # what the other side's facts must miss: the claim, or its whole passage

@@ -99,7 +99,8 @@ class MirageConfig:
         answer_conflict_scope: where the answer-slot rule looks for a fact the two claims have
             in common: ``"claim"`` (the two sentences; default) or ``"passage"`` (each claim's
             facts against the other claim's whole passage, so a page that names the other
-            page's answer in another sentence does not answer differently).
+            page's answer in another sentence does not answer differently; measured in session
+            12, it lets more planted answers through: ``benchmarks/results/scoreboard-choice.md``).
         fact_kinds: the fact-check kinds that count as conflicts (``number``, ``month``,
             ``name``); only kinds measured at ≥ 95% precision on clean web evidence are on by
             default (see ``benchmarks/factcheck_precision.py``).
