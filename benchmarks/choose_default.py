@@ -106,16 +106,21 @@ def _rows(path: str) -> dict[str, dict[str, Any]]:
     return {r["measure"]: r for r in json.load(open(path))["rows"]}
 
 
+def _goal_rows(rows: dict[str, dict[str, Any]], split: str):
+    """(measure, goal, value) of the rows with a "≥ X%" / "≤ X%" goal and a value, the NLI
+    pair rows left out as the scoreboard's "goals met" row leaves them out."""
+    for name, row in rows.items():
+        goal, value = row.get("goal", "—"), row.get(f"mirage:{split}")
+        if goal != "—" and value is not None and f"mirage:{split}:pairs" not in row:
+            yield name, goal, value
+
+
 def goals_met(rows: dict[str, dict[str, Any]], split: str, measures: set[str] | None = None) -> int:
-    """How many of the scoreboard's goals (its "goals met" row: rows with a "≥ X%" / "≤ X%"
-    goal, the NLI pair rows left out as the scoreboard leaves them out) the default meets;
+    """How many of the scoreboard's goals the default meets (its "goals met" row);
     ``measures``: count only these rows."""
     met = 0
-    for name, row in rows.items():
+    for name, goal, value in _goal_rows(rows, split):
         if measures is not None and name not in measures:
-            continue
-        goal, value = row.get("goal", "—"), row.get(f"mirage:{split}")
-        if goal == "—" or value is None or f"mirage:{split}:pairs" in row:
             continue
         op, _, number = goal.partition(" ")
         bound = float(number.rstrip("%")) / 100
@@ -126,19 +131,14 @@ def goals_met(rows: dict[str, dict[str, Any]], split: str, measures: set[str] | 
 def goal_moves(
     rows: dict[str, dict[str, Any]], base: dict[str, dict[str, Any]], split: str
 ) -> tuple[int, int]:
-    """(rows with a goal where ``rows`` is worse than ``base``, rows where it is better), over
-    the goal rows both have, the NLI pair rows left out as :func:`goals_met` leaves them."""
+    """(goal rows where ``rows`` is worse than ``base``, goal rows where it is better), over
+    the goal rows both have."""
     worse = better = 0
-    for name, row in rows.items():
-        other = base.get(name)
-        goal, value = row.get("goal", "—"), row.get(f"mirage:{split}")
-        if other is None or goal == "—" or value is None or f"mirage:{split}:pairs" in row:
-            continue
-        ref = other.get(f"mirage:{split}")
+    for name, goal, value in _goal_rows(rows, split):
+        ref = base.get(name, {}).get(f"mirage:{split}")
         if ref is None or abs(value - ref) < 1e-9:
             continue
-        up = value > ref
-        if goal.startswith("≥") == up:
+        if goal.startswith("≥") == (value > ref):
             better += 1
         else:
             worse += 1

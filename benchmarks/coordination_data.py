@@ -66,16 +66,17 @@ def planted_sets(
     return out
 
 
-def honest_sets(k: int = 10, max_chars: int = 1200) -> list[Evidence]:
-    ds = load_gpe(k=k, attacks=(), max_chars=max_chars)
+def honest_evidence(instances, source: str, variant: str = "honest") -> list[Evidence]:
+    """Honest evidence sets from clean dataset instances (key ``source:qid``, publisher = each
+    passage's resolved domain)."""
     out = []
-    for inst in ds.instances:
+    for inst in instances:
         ps = inst.passages
         out.append(
             Evidence(
-                key=f"gpe:{inst.qid}",
-                source="gpe",
-                variant="honest",
+                key=f"{source}:{inst.qid}",
+                source=source,
+                variant=variant,
                 query=inst.query,
                 texts=[p.text for p in ps],
                 domains=[p.resolved_domain(i) for i, p in enumerate(ps)],
@@ -83,6 +84,10 @@ def honest_sets(k: int = 10, max_chars: int = 1200) -> list[Evidence]:
             )
         )
     return out
+
+
+def honest_sets(k: int = 10, max_chars: int = 1200) -> list[Evidence]:
+    return honest_evidence(load_gpe(k=k, attacks=(), max_chars=max_chars).instances, "gpe")
 
 
 class DiskCachedEmbedder:

@@ -45,7 +45,13 @@ import time
 from dataclasses import replace
 
 import numpy as np
-from coordination_data import VARIANTS, DiskCachedEmbedder, Evidence, honest_sets, planted_sets
+from coordination_data import (
+    VARIANTS,
+    DiskCachedEmbedder,
+    honest_evidence,
+    honest_sets,
+    planted_sets,
+)
 from snippets import SCAN_CHARS as SNIPPET_SCAN_CHARS
 from snippets import snippet
 
@@ -144,21 +150,8 @@ def main() -> None:
     if args.shortqa:
         from shortqa import load_shortqa
 
-        for inst in load_shortqa().instances:
-            if inst.regime != "clean":
-                continue
-            ps = inst.passages
-            evidence.append(
-                Evidence(
-                    key=f"shortqa:{inst.qid}",
-                    source="shortqa",
-                    variant="honest-shortqa",
-                    query=inst.query,
-                    texts=[p.text for p in ps],
-                    domains=[p.resolved_domain(i) for i, p in enumerate(ps)],
-                    planted=[False] * len(ps),
-                )
-            )
+        clean = [i for i in load_shortqa().instances if i.regime == "clean"]
+        evidence += honest_evidence(clean, "shortqa", "honest-shortqa")
     show = tuple(tuple(c.split(",")) for c in args.show.split(";") if c)
 
     # -- split: by query (all variants of a PoisonedRAG query on one side) and gpe claim --

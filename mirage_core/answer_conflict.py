@@ -176,17 +176,12 @@ def answer_conflicts(
         return []
     words = _question_words(query)
     facts = [answer_facts(claims[i].text, words) for i in on_question]
-    context = facts  # what the other side's facts must miss: the claim, or its whole passage
+    pages: dict[int, dict[str, set[str]]] = {}  # scope "passage": each page's facts
     if scope == "passage":
-        pages: dict[int, dict[str, set[str]]] = {}
         for c in claims:
             page = pages.setdefault(c.passage_index, {})
             for kind, found_here in answer_facts(c.text, words).items():
                 page.setdefault(kind, set()).update(found_here)
-        context = [
-            {k: frozenset(v) for k, v in pages.get(claims[i].passage_index, {}).items()}
-            for i in on_question
-        ]
     n = len(on_question)
     sources = np.array([claims[i].source for i in on_question], dtype=object)
     # pairs (upper triangle) from different sources that no earlier kind has called yet
@@ -194,24 +189,28 @@ def answer_conflicts(
     found: list[tuple[int, int, str]] = []
     for kind in question_kinds(query):
         vocab: dict[str, int] = {}
-        rows, cols, crows, ccols = [], [], [], []
-        for r, (f, ctx) in enumerate(zip(facts, context, strict=True)):
+        rows, cols = [], []
+        for r, f in enumerate(facts):
             for token in f.get(kind, ()):
                 rows.append(r)
                 cols.append(vocab.setdefault(token, len(vocab)))
-            for token in ctx.get(kind, ()):
-                crows.append(r)
-                ccols.append(vocab.setdefault(token, len(vocab)))
-        if not rows:
+        if not vocab:
             continue
+        prows, pcols = [], []  # scope "passage": the facts of each claim's whole page
+        for r, i in enumerate(on_question if scope == "passage" else ()):
+            for token in pages[claims[i].passage_index].get(kind, ()):
+                prows.append(r)
+                pcols.append(vocab.setdefault(token, len(vocab)))
         names = np.zeros((n, len(vocab)), dtype=np.int32)
         names[rows, cols] = 1
-        around = np.zeros((n, len(vocab)), dtype=np.int32)
-        around[crows, ccols] = 1
         has = names.any(axis=1)
-        # both name a fact of this kind, and neither names one the other's context holds: one
-        # matrix product per side, no pair loop (context = the claim itself by default)
-        shared = (names @ around.T) + (around @ names.T)
+        if scope == "passage":
+            on_page = np.zeros((n, len(vocab)), dtype=np.int32)
+            on_page[prows, pcols] = 1
+            shared = names @ on_page.T + on_page @ names.T  # a claim's facts on the other's page
+        else:
+            shared = names @ names.T
+        # both name a fact of this kind, and none in common: one matrix product, no pair loop
         hit = open_pairs & has[:, None] & has[None, :] & (shared == 0)
         found.extend((int(a), int(b), kind) for a, b in zip(*np.nonzero(hit), strict=True))
         open_pairs &= ~hit
