@@ -22,6 +22,9 @@ Two rules, both on the scoreboard's fit split:
    still wins. (An earlier form of the signal, the plain share of the query, won at 0.276 and
    was withdrawn: it flagged honest direct answers to short questions; see
    ``benchmarks/results/scoreboard-choice.md``.)
+   Session 13 added ``insistence`` and ``detail`` and reran it at the same honest cost, with
+   and without shortqa's honest sets in the pool (``--shortqa``); the scoreboard decides
+   between the two picks and the shipped scoring (``benchmarks/results/scoreboard-choice.md``).
 2. **Which threshold** (session 5; ``--signals answer_focus,cosine --budget 0.02``): the lowest
    at which at most ``--budget`` of the honest fit sets would be flagged. It gave 1.169;
    session 6 lowered the shipped threshold on the scoreboard (``benchmarks/choose_default.py``,

@@ -14,7 +14,7 @@ claims) are split in two seeded halves: centers / scales (median / MAD over the 
 groups), thresholds (flagging ≤ 5% of honest fit sets) and the choice of combination (the
 highest worst-variant catch rate on the fit half) are made on the fit half only; every figure
 printed is on the held-out half unless labelled "fit". A combination's score is the mean of its
-standardized signals (novelty negated).
+standardized signals (novelty and detail negated).
 
 Honest gpe pages run to 1,200 characters, poisons to about 300: a *length-matched control* cuts
 the same honest passages to 300 characters. Its FPR at the thresholds fit above says whether a
@@ -57,6 +57,7 @@ from snippets import snippet
 
 from mirage_core.coordination import (
     DEFAULT_MODEL,
+    LOW_SIDE,
     SIGNALS,
     TEXT_MODEL,
     CoordinationModel,
@@ -105,7 +106,7 @@ def _threshold(neg: np.ndarray, budget: float = FPR_BUDGET) -> float:
 
 def _oriented(g, s: str) -> float:
     v = g.value(s)
-    return -v if s == "novelty" else v
+    return -v if s in LOW_SIDE else v
 
 
 def main() -> None:
@@ -454,8 +455,8 @@ def report(
         name = " + ".join(c)
         if len(c) == 1:  # the threshold in the signal's own units too
             s = c[0]
-            raw = center[s] + (-1 if s == "novelty" else 1) * r["threshold"] * scale[s]
-            name += f" ({'≤' if s == 'novelty' else '≥'} {raw:.3f} raw)"
+            raw = center[s] + (-1 if s in LOW_SIDE else 1) * r["threshold"] * scale[s]
+            name += f" ({'≤' if s in LOW_SIDE else '≥'} {raw:.3f} raw)"
         tail = f" {rep['other_fpr']:.0%} |" if other else ""
         if extra_neg:
             tail += f" {rep['extra_fpr']:.0%} |"
@@ -476,7 +477,7 @@ def report(
     print(
         "Combinations ranked on the fit half by their worst variant's TPR (then the mean); "
         f"the top {top} of {len(ranked)} shown. Scores of combinations: the mean of "
-        "the standardized signals (novelty negated); thresholds in those units."
+        "the standardized signals (novelty and detail negated); thresholds in those units."
     )
     for label, c in (("best overall", best_any), ("best without embeddings", best_lex)):
         r = results[c]

@@ -30,6 +30,17 @@ pairwise ones on passages of *different* publishers: one publisher is one source
   pushes); honest text names the subject and the relation it answers about, and little more
   of the query. The allowance keeps short questions out of it: "Mount Everest is 8,849 metres
   tall" restates all of "How tall is Mount Everest?" and is an honest answer.
+- ``insistence`` — share of a passage's sentences that are about the answer (they carry the
+  group's shared token, or restate at least half of the query), averaged over the group. A
+  planted passage pushes its answer in every sentence ("Mount Kenya is Africa's tallest
+  mountain … its summit is the highest point on the continent … guidebooks name it whenever
+  they list the highest mountain in Africa"); an honest page answers once and goes on to tell
+  other things (when it was first climbed, how long the routes take).
+- ``detail`` — share of a passage's content tokens that are facts of its own: numbers, months
+  and names (:func:`mirage_core.factcheck.fact_tokens`) found neither in the query nor in any
+  other passage of the group (low is the suspicious side, as for ``novelty``). Honest pages
+  each bring dates, figures and people of their own; planted copies repeat one answer and
+  carry few facts beside it.
 
 Candidate groups are the passages that share one content token outside the query, across at
 least ``min_publishers`` publishers: the answer a planted group pushes is such a token (it must
@@ -51,10 +62,12 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from mirage_core.claims import STOPWORDS, content_tokens, split_sentences
+from mirage_core.factcheck import fact_tokens
 
 __all__ = [
     "DEFAULT_MODEL",
     "ISOLATED_SIGNALS",
+    "LOW_SIDE",
     "RESTATEMENT_ALLOWANCE",
     "SIGNALS",
     "TEXT_MODEL",
@@ -71,7 +84,7 @@ __all__ = [
 ]
 
 #: Signal names, each oriented so that *higher* means "more like planted copies" once
-#: standardized (novelty enters negated).
+#: standardized (the signals of :data:`LOW_SIDE` enter negated).
 SIGNALS: tuple[str, ...] = (
     "lexical",
     "concentration",
@@ -80,7 +93,12 @@ SIGNALS: tuple[str, ...] = (
     "tightness",
     "cosine",
     "restatement",
+    "insistence",
+    "detail",
 )
+
+#: Signals whose *low* values are the suspicious side (standardized with the sign flipped).
+LOW_SIDE: frozenset[str] = frozenset({"novelty", "detail"})
 
 #: The signals defined for a group that is the whole evidence (``tightness`` compares a group
 #: with the query's other passages, and there are none).
@@ -131,6 +149,7 @@ class EvidenceProfile:
     query_tokens: frozenset[str]
     tokens: list[frozenset[str]]
     sentences: list[list[frozenset[str]]]  # content tokens of each sentence, per passage
+    facts: list[frozenset[str]]  # numbers, months and names outside the query, per passage
     lexical: np.ndarray  # (n, n) shingle containment; 0 on the diagonal
     cross: np.ndarray  # (n, n) bool: different publishers
     sims: np.ndarray | None  # (n, n) cosine, when embeddings were given
@@ -165,10 +184,24 @@ def evidence_profile(
         if emb.shape[0] != len(texts):
             raise ValueError(f"{emb.shape[0]} embeddings for {len(texts)} texts")
         sims = emb @ emb.T
+    spans = [split_sentences(t) for t in texts]  # sentence splitting is the costly step
+    asked = {t for t, _ in fact_tokens(query)}
+    facts = [
+        frozenset(
+            tok
+            for a, b in cut
+            for tok, kind in fact_tokens(t[a:b])
+            if kind is not None and tok not in asked and tok not in STOPWORDS
+        )
+        for t, cut in zip(texts, spans, strict=True)
+    ]
     return EvidenceProfile(
         query_tokens=content_tokens(query),
         tokens=[content_tokens(t) for t in texts],
-        sentences=[[content_tokens(t[a:b]) for a, b in split_sentences(t)] for t in texts],
+        sentences=[
+            [content_tokens(t[a:b]) for a, b in cut] for t, cut in zip(texts, spans, strict=True)
+        ],
+        facts=facts,
         lexical=lexical_matrix(texts, query),
         cross=dom[:, None] != dom[None, :],
         sims=sims,
@@ -186,7 +219,9 @@ class GroupSignals:
     is the robust z of its mean cosine against the other pairs (NaN without embeddings or
     without passages outside the group); ``restatement`` is the mean over its passages of what
     the best sentence restates of the query beyond :data:`RESTATEMENT_ALLOWANCE` tokens (NaN
-    for a query without content tokens). ``shared`` are the content tokens outside the query
+    for a query without content tokens). ``insistence`` is the mean over its passages of the
+    share of their sentences that carry an anchor or hold half of the query's content tokens.
+    ``shared`` are the content tokens outside the query
     that every member carries (what tied them). ``tokens`` is the median number of content
     tokens of its passages (how much text the ratios rest on). ``isolated``: the group is the
     whole evidence (no passage outside it, so no ``tightness``). ``standardized``, ``score``,
@@ -204,6 +239,8 @@ class GroupSignals:
     cosine: float
     tightness: float
     restatement: float = float("nan")
+    insistence: float = float("nan")
+    detail: float = float("nan")
     lexical_pairs: tuple[tuple[int, int, float], ...] = ()
     tokens: float = float("nan")
     isolated: bool = False
@@ -232,6 +269,8 @@ class GroupSignals:
             "tightness": f"tightness z {self.tightness:.1f}",
             "cosine": f"mean cosine {self.cosine:.2f}",
             "restatement": f"restate {self.restatement:.0%} of the query beyond an answer",
+            "insistence": f"{self.insistence:.0%} of sentences on the answer",
+            "detail": f"facts of their own {self.detail:.2f}",
         }
         fired = [detail[s] for s in self.fired] or [
             detail[s] for s in SIGNALS if math.isfinite(self.value(s))
@@ -277,27 +316,35 @@ def group_signals(
         for w in t:
             counts[w] = counts.get(w, 0) + 1
     common = {w for w, c in counts.items() if c >= half}
-    conc, nov = [], []
-    for k, (p, pf) in enumerate(zip(toks, full, strict=True)):
+    member_facts = [profile.facts[i] for i in idx]
+    fact_counts: dict[str, int] = {}
+    for f in member_facts:
+        for w in f:
+            fact_counts[w] = fact_counts.get(w, 0) + 1
+    conc, nov, det = [], [], []
+    for p, pf, f in zip(toks, full, member_facts, strict=True):
         size = len(pf)
         if size == 0:
             continue
         conc.append((len(pf & q) + len(p & common)) / size)
-        others: set[str] = set()
-        for j, o in enumerate(toks):
-            if j != k:
-                others |= o
-        nov.append(len(p - others) / size)
+        # a token held by one member only is in no other member: no O(m²) unions
+        nov.append(sum(counts[w] == 1 for w in p) / size)
+        det.append(sum(fact_counts[w] == 1 for w in f) / size)
     shared = sorted(set.intersection(*(set(t) for t in toks))) if toks else []
     anchor = set(anchors) if anchors else set(shared)
-    focus, restate = [], []
+    focus, restate, insist = [], [], []
     for i in idx:
         best, restated = 0.0, 0  # answer focus; query tokens of the best-restating sentence
+        on, said = 0, 0  # sentences about the answer; sentences with content
         for sent in profile.sentences[i]:
             if sent & anchor:
                 best = max(best, len(sent & (q | anchor)) / len(sent))
             restated = max(restated, len(sent & q))
+            if sent:
+                said += 1
+                on += bool(sent & anchor) or (bool(q) and 2 * len(sent & q) >= len(q))
         focus.append(best)
+        insist.append(on / said if said else 0.0)
         a = RESTATEMENT_ALLOWANCE
         restate.append(max(0, restated - a) / max(1, len(q) - a))
     lexical = _mean_cross(profile.lexical, profile.cross, idx)
@@ -323,9 +370,11 @@ def group_signals(
         concentration=float(np.mean(conc)) if conc else float("nan"),
         answer_focus=float(np.mean(focus)) if anchor else float("nan"),
         novelty=float(np.mean(nov)) if nov else float("nan"),
+        detail=float(np.mean(det)) if det else float("nan"),
         cosine=cosine,
         tightness=tightness,
         restatement=float(np.mean(restate)) if q else float("nan"),
+        insistence=float(np.mean(insist)),
         lexical_pairs=tuple(pairs[:3]),
         tokens=float(np.median([len(profile.tokens[i]) for i in idx])),
         isolated=idx.size == len(profile.tokens),
@@ -374,10 +423,11 @@ class CoordinationModel:
     """How raw signals become a decision.
 
     Each signal is standardized against honest multi-outlet coverage:
-    ``(value - center) / scale`` (novelty negated, so higher is always more suspicious); the
-    group's score is the mean over ``signals`` that are defined for it; a group with
-    ``score >= threshold`` is flagged, and ``fired`` lists the signals whose own standardized
-    value reached ``fire_at``. ``center`` / ``scale`` are the median / MAD of honest groups.
+    ``(value - center) / scale`` (:data:`LOW_SIDE` negated, so higher is always more
+    suspicious); the group's score is the mean over ``signals`` that are defined for it; a
+    group with ``score >= threshold`` is flagged, and ``fired`` lists the signals whose own
+    standardized value reached ``fire_at``. ``center`` / ``scale`` are the median / MAD of
+    honest groups.
 
     ``min_tokens``: a group whose passages hold a median of fewer content tokens is scored
     (its signals stay in the verdict) but never flagged. The text signals are shares of a
@@ -422,7 +472,7 @@ class CoordinationModel:
             if not math.isfinite(v):
                 continue
             z = (v - self.center[s]) / max(self.scale[s], 1e-9)
-            out[s] = -z if s == "novelty" else z
+            out[s] = -z if s in LOW_SIDE else z
         return out
 
     def score(self, g: GroupSignals) -> GroupSignals:
@@ -489,6 +539,12 @@ class CoordinationModel:
 #: 1.169: wrong answer in gold + 5 evidence 13% / 7% (was 22% / 16%), attack-only gpe-eval
 #: evidence passed 36% / 23% (48% / 37%), clean gpe-eval pass 83.5% / 77.5% (87% / 80%),
 #: corroborated clean claims delivered 52% / 48% (69% / 64%).
+#: Session 13 added ``insistence`` and ``detail`` (centers / scales fit as above) and reran
+#: both comparisons. The whole-evidence picks (lexical + novelty + cosine + restatement +
+#: insistence + detail at 0.615; with shortqa's honest sets in the pool, concentration +
+#: answer_focus + novelty + cosine + detail at 0.384) and the group pick each lost on the
+#: scoreboard's fit split (benchmarks/results/scoreboard-choice.md, session 13): what spares
+#: honest short answers spares fabricated pages too. The scoring below is unchanged.
 #: Needs embeddings (``tightness``, ``cosine``); without them :data:`TEXT_MODEL` applies.
 DEFAULT_MODEL = CoordinationModel(
     signals=("answer_focus", "tightness"),
@@ -500,6 +556,8 @@ DEFAULT_MODEL = CoordinationModel(
         "tightness": 0.377,
         "cosine": 0.6694,
         "restatement": 0.0208,
+        "insistence": 0.321,
+        "detail": 0.106,
     },
     scale={
         "lexical": 0.0168,
@@ -509,6 +567,8 @@ DEFAULT_MODEL = CoordinationModel(
         "tightness": 0.7204,
         "cosine": 0.1095,
         "restatement": 0.0309,
+        "insistence": 0.138,
+        "detail": 0.066,
     },
     threshold=2.5,
     min_tokens=14.0,
