@@ -25,8 +25,9 @@ relevant to the query (``benchmarks/snippets.py``, ~150–300 chars, as chunked 
 them). Last, the shipped models' length floor (``CoordinationModel.min_tokens``) is fit on the
 fit half: the largest floor that loses no planted set caught there.
 
-Output committed as benchmarks/results/coordination_signals.txt (rerun in session 11, when the
-``restatement`` signal was added: 279 s on 2 cores). The length-floor section reads the shipped
+Output committed as benchmarks/results/coordination_signals.txt (rerun in session 13, when the
+``insistence`` and ``detail`` signals were added: 866 s on 2 cores with other jobs running; 511
+combinations). The length-floor section reads the shipped
 models (threshold 2.5, chosen on the scoreboard's fit split in session 6 by
 ``benchmarks/choose_default.py``); the "recommended" models are this script's fit-half picks,
 which the scoreboard then decides on (``benchmarks/results/scoreboard-choice.md``).

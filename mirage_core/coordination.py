@@ -539,12 +539,13 @@ class CoordinationModel:
 #: 1.169: wrong answer in gold + 5 evidence 13% / 7% (was 22% / 16%), attack-only gpe-eval
 #: evidence passed 36% / 23% (48% / 37%), clean gpe-eval pass 83.5% / 77.5% (87% / 80%),
 #: corroborated clean claims delivered 52% / 48% (69% / 64%).
-#: Session 13 added ``insistence`` and ``detail`` (centers / scales fit as above) and reran
-#: both comparisons. The whole-evidence picks (lexical + novelty + cosine + restatement +
-#: insistence + detail at 0.615; with shortqa's honest sets in the pool, concentration +
-#: answer_focus + novelty + cosine + detail at 0.384) and the group pick each lost on the
-#: scoreboard's fit split (benchmarks/results/scoreboard-choice.md, session 13): what spares
-#: honest short answers spares fabricated pages too. The scoring below is unchanged.
+#: Session 13 added ``insistence`` and ``detail`` (centers / scales fit as above, rounded to
+#: three places) and reran both comparisons. The whole-evidence picks (lexical + novelty +
+#: cosine + restatement + insistence + detail at 0.615; with shortqa's honest sets in the
+#: pool, concentration + answer_focus + novelty + cosine + detail at 0.384) and the group pick
+#: each lost on the scoreboard's fit split (benchmarks/results/scoreboard-choice.md, session
+#: 13): what spares honest short answers spares fabricated pages too. The scoring below is
+#: unchanged.
 #: Needs embeddings (``tightness``, ``cosine``); without them :data:`TEXT_MODEL` applies.
 DEFAULT_MODEL = CoordinationModel(
     signals=("answer_focus", "tightness"),
