@@ -220,9 +220,10 @@ class GroupSignals:
     without passages outside the group); ``restatement`` is the mean over its passages of what
     the best sentence restates of the query beyond :data:`RESTATEMENT_ALLOWANCE` tokens (NaN
     for a query without content tokens). ``insistence`` is the mean over its passages of the
-    share of their sentences that carry an anchor or hold half of the query's content tokens.
-    ``shared`` are the content tokens outside the query
-    that every member carries (what tied them). ``tokens`` is the median number of content
+    share of their sentences that carry an anchor or hold half of the query's content tokens;
+    ``detail`` the mean share of their content tokens that are facts (numbers, months, names)
+    no other member and not the query names. ``shared`` are the content tokens outside the
+    query that every member carries (what tied them). ``tokens`` is the median number of content
     tokens of its passages (how much text the ratios rest on). ``isolated``: the group is the
     whole evidence (no passage outside it, so no ``tightness``). ``standardized``, ``score``,
     ``threshold`` (what the score was compared with: the model's group or isolated
