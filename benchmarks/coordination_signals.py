@@ -373,19 +373,19 @@ def report(
         return [k for k, (e, sp, _) in enumerate(sets) if sp == split and e.variant == variant]
 
     def evaluate(combo: tuple[str, ...]):
+        def scores(keys: list[int]) -> np.ndarray:
+            return np.array([set_score(k, combo)[0] for k in keys])
+
         pool = members("fit", neg) + (members("fit", extra_neg) if extra_neg else [])
-        fit_neg = np.array([set_score(k, combo)[0] for k in pool])
-        thr = _threshold(fit_neg)
+        thr = _threshold(scores(pool))
         out = {"threshold": thr, "fit": {}, "report": {}}
         for split in ("fit", "report"):
-            negs = np.array([set_score(k, combo)[0] for k in members(split, neg)])
+            negs = scores(members(split, neg))
             row = {"fpr": float((negs >= thr).mean())}
-            if other is not None:
-                o = np.array([set_score(k, combo)[0] for k in members(split, other)])
-                row["other_fpr"] = float((o >= thr).mean())
-            if extra_neg is not None:
-                o = np.array([set_score(k, combo)[0] for k in members(split, extra_neg)])
-                row["extra_fpr"] = float((o >= thr).mean())
+            # the other honest pools: the share of their sets flagged at the same threshold
+            for key, variant in (("other_fpr", other), ("extra_fpr", extra_neg)):
+                if variant is not None:
+                    row[key] = float((scores(members(split, variant)) >= thr).mean())
             for v in SHOWN:
                 ks = members(split, v)
                 scored = [(sets[k][0], *set_score(k, combo)) for k in ks]

@@ -14,7 +14,8 @@ with five honest passages written as five independent sites would publish them
 and five planted passages pushing one incorrect answer, PoisonedRAG-style. The text was
 written for this project by LLM agents on 2026-12-02 from a fixed specification
 (``benchmarks/data/README.md``), before any defense ran on it; nothing mirage ships is fitted
-to it (the fitting scripts read only its fit half, and only with ``--shortqa``). Every passage is its own publisher (its URL's host).
+to it (the fitting scripts read only its fit half, and only with ``--shortqa``). Every passage
+is its own publisher (its URL's host).
 
 Regimes (``Dataset`` instances, as :func:`mirage_core.evaluation.datasets.load_poisonedrag`
 builds them):

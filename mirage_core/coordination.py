@@ -338,12 +338,13 @@ def group_signals(
         best, restated = 0.0, 0  # answer focus; query tokens of the best-restating sentence
         on, said = 0, 0  # sentences about the answer; sentences with content
         for sent in profile.sentences[i]:
-            if sent & anchor:
+            carries = bool(sent & anchor)  # the sentence states the shared token
+            if carries:
                 best = max(best, len(sent & (q | anchor)) / len(sent))
             restated = max(restated, len(sent & q))
             if sent:
                 said += 1
-                on += bool(sent & anchor) or (bool(q) and 2 * len(sent & q) >= len(q))
+                on += carries or (bool(q) and 2 * len(sent & q) >= len(q))
         focus.append(best)
         insist.append(on / said if said else 0.0)
         a = RESTATEMENT_ALLOWANCE
