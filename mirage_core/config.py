@@ -33,6 +33,7 @@ PartnerRanking = Literal["overlap", "embedding"]
 SingleDomain = Literal["documents", "block"]
 QuarantinedConflicts = Literal["count", "ignore"]
 AnswerConflictScope = Literal["claim", "passage"]
+RedundancyFilter = Literal["none", "single_hop", "multi_hop"]
 
 
 #: Fields of earlier releases and what replaced them (a config file naming one gets told).
@@ -190,6 +191,15 @@ class MirageConfig:
         coordinated_min_support: claims of an unusually tight group (robust z ≥
             ``coordination_z``, contradiction or not) enter S* only with support from at least
             this many other groups (1; 0 = off). Planted passages corroborate only each other.
+        redundancy_filter: hold back from the delivered evidence the passages RAGDefender's
+            two-stage estimate marks as the adversarial majority
+            (:mod:`mirage_core.redundancy_filter`): ``"single_hop"`` (its clustering + TF-IDF
+            estimate, for one-fact questions), ``"multi_hop"`` (its concentration estimate) or
+            ``"none"``. It runs on the passage embeddings once the gate has passed; a held-back
+            claim that a page outside the held-back passages supports is delivered, and the
+            verdict blocks only when no verified claim remains; 3 passages at least. Off by
+            default: it costs a third of the corroborated clean claims delivered
+            (``docs/independence.md``, session 14).
         block_on_tie: block when the claims rejected for contradicting S* have at least as many
             independent groups behind them as the S* claims they contradict (True).
         paraphrase_pairs: also pair claims whose embeddings have cosine ≥
@@ -255,6 +265,7 @@ class MirageConfig:
     coordination_self_conflict: float | None = 0.9
     coordinated_d_min: int | None = 1
     quarantined_conflicts: QuarantinedConflicts = "count"
+    redundancy_filter: RedundancyFilter = "none"
     block_on_tie: bool = True
     paraphrase_pairs: bool = False
     paraphrase_threshold: float = 0.75
@@ -367,6 +378,7 @@ class MirageConfig:
             ("single_domain", SingleDomain),
             ("quarantined_conflicts", QuarantinedConflicts),
             ("answer_conflict_scope", AnswerConflictScope),
+            ("redundancy_filter", RedundancyFilter),
             ("nli_error_policy", NLIErrorPolicy),
         ):
             allowed = get_args(kind)  # the Literal types are the one list of choices
@@ -417,6 +429,7 @@ class MirageConfig:
             coordinated_d_min=None,
             single_domain="block",
             answer_conflict=None,
+            redundancy_filter="none",
         )
         return cls(**(base | overrides))
 
@@ -470,6 +483,7 @@ class MirageConfig:
             self.independence == "embedding"
             or self.paraphrase_pairs
             or self.coordination == "embedding"
+            or self.redundancy_filter != "none"
             or (self.partner_ranking == "embedding" and self.partners_per_claim is not None)
         )
 

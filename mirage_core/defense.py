@@ -35,6 +35,7 @@ from mirage_core.quarantine import (
     quarantine_eligible,
     release_self_contradicting,
 )
+from mirage_core.redundancy_filter import hold_back, redundant_passages
 from mirage_core.relevance import edge_relevance, lexical_relevance
 from mirage_core.selection import greedy_select
 from mirage_core.types import Claim, Passage, PassageLike, to_passage
@@ -89,6 +90,8 @@ class _Prepared:
     passage_ids: list[int] = field(default_factory=list)
     non_claims: list[dict[str, object]] = field(default_factory=list)
     coordinated: list[Any] = field(default_factory=list)  # flagged GroupSignals
+    # (N_adv, caller indices) of the redundancy filter; None when it did not run
+    redundant: tuple[int, tuple[int, ...]] | None = None
     passage_groups: list[str] = field(default_factory=list)
     # Each kept passage's publisher: its domain, or its source under single_domain.
     passage_domains: list[str] = field(default_factory=list)
@@ -303,6 +306,9 @@ class Mirage:
                 for g in found
                 if g.flagged
             ]
+        if cfg.redundancy_filter != "none" and prep.passage_embeddings is not None:
+            n_adv, held = redundant_passages(texts, prep.passage_embeddings, cfg.redundancy_filter)
+            prep.redundant = (n_adv, tuple(indices[i] for i in held))
         scores = [p.score for p in kept]
         have_scores = [s for s in scores if s is not None and math.isfinite(s)]
         fill = min(have_scores) if have_scores else 1.0  # a missing score is the weakest
@@ -606,6 +612,10 @@ class Mirage:
                     f"blocked: S* is contradicted by claims with as much independent support "
                     f"({tie['rejected_side']} groups vs {tie['selected_side']})"
                 )
+        if decision == "verified" and prep.redundant is not None and prep.redundant[1]:
+            selected, decision, reason = self._hold_back(
+                prep, claims, selected, graph, groups, reason, extras
+            )
         if prep.non_claims:
             extras["non_claims"] = list(prep.non_claims)
         if cfg.independence != "none":
@@ -633,6 +643,35 @@ class Mirage:
             extras=extras,
             **common,
         )
+
+    @staticmethod
+    def _hold_back(
+        prep: _Prepared,
+        claims: Sequence[Claim],
+        selected: list[int],
+        graph: ClaimGraph,
+        groups: np.ndarray,
+        reason: str,
+        extras: dict[str, Any],
+    ) -> tuple[list[int], str, str]:
+        """The redundancy filter on a passed verdict: ``(delivered S*, decision, reason)``."""
+        assert prep.redundant is not None
+        n_adv, passages = prep.redundant
+        delivered, held = hold_back(claims, selected, set(passages), graph, groups)
+        extras["redundancy"] = {
+            "n_adv": n_adv,
+            "passages": list(passages),
+            "held_claims": held,
+        }
+        if not delivered:
+            return (
+                [],
+                "fallback",
+                f"blocked: every verified claim came from passages {list(passages)}, which the "
+                f"redundancy filter held back (N_adv={n_adv}); " + reason,
+            )
+        note = f"; passages {list(passages)} held back by the redundancy filter (N_adv={n_adv})"
+        return delivered, "verified", reason + note
 
     def _coordination(
         self,

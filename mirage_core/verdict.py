@@ -355,6 +355,13 @@ class Verdict:
                 f"question and name different {c['kind']}s: {', '.join(c['left_facts'])} vs "
                 f"{', '.join(c['right_facts'])}"
             )
+        held = self.extras.get("redundancy")
+        if held:
+            lines.append(
+                f"redundancy filter: passages {held['passages']} held back as the estimated "
+                f"adversarial majority (N_adv={held['n_adv']}); {len(held['held_claims'])} "
+                "claims of S* not delivered"
+            )
         tie = self.extras.get("tie")
         if tie:
             lines.append(
