@@ -133,6 +133,10 @@ def main() -> None:
         help="semicolon list of extra combinations to print, e.g. 'answer_focus,cosine;novelty'",
     )
     args = ap.parse_args()
+    show = tuple(tuple(c.split(",")) for c in args.show.split(";") if c)
+    unknown = sorted({s for combo in show for s in combo} - set(SIGNALS))
+    if unknown:  # before the data is loaded: a typo costs nothing
+        ap.error(f"--show: unknown signals {unknown}; known: {', '.join(SIGNALS)}")
     import torch
 
     torch.set_num_threads(args.threads)
@@ -154,7 +158,6 @@ def main() -> None:
 
         clean = [i for i in load_shortqa().instances if i.regime == "clean"]
         evidence += honest_evidence(clean, "shortqa", "honest-shortqa")
-    show = tuple(tuple(c.split(",")) for c in args.show.split(";") if c)
 
     # -- split: by query (all variants of a PoisonedRAG query on one side) and gpe claim --
     keys = sorted({e.key for e in evidence if e.source != "shortqa"})
