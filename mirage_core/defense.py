@@ -35,7 +35,7 @@ from mirage_core.quarantine import (
     quarantine_eligible,
     release_self_contradicting,
 )
-from mirage_core.redundancy_filter import hold_back, redundant_passages
+from mirage_core.redundancy_filter import hold_back, redundant_passages, require_sklearn
 from mirage_core.relevance import edge_relevance, lexical_relevance
 from mirage_core.selection import greedy_select
 from mirage_core.types import Claim, Passage, PassageLike, to_passage
@@ -155,6 +155,8 @@ class Mirage:
         self._nli: NLIBackend | None = None if nli is None or isinstance(nli, str) else nli
         self._nli_lock = threading.Lock()
         self._embedder: Embedder | None = None if embedder is None else as_embedder(embedder)
+        if self.config.redundancy_filter == "single_hop":
+            require_sklearn()  # a missing optional dependency is a setup error: say so here
 
     @property
     def nli(self) -> NLIBackend:
@@ -402,6 +404,7 @@ class Mirage:
                 prep.warnings.append(
                     f"embedding failed ({message}); pass_through policy: independence by "
                     "domain only, no paraphrase pairs"
+                    + (", no redundancy filter" if self.config.redundancy_filter != "none" else "")
                 )
             return None
 
@@ -668,7 +671,7 @@ class Mirage:
                 [],
                 "fallback",
                 f"blocked: every verified claim came from passages {list(passages)}, which the "
-                f"redundancy filter held back (N_adv={n_adv}); " + reason,
+                f"redundancy filter held back (N_adv={n_adv}); the gate had " + reason,
             )
         note = f"; passages {list(passages)} held back by the redundancy filter (N_adv={n_adv})"
         return delivered, "verified", reason + note

@@ -59,6 +59,7 @@ __all__ = [
     "hold_back",
     "n_tfidf",
     "redundant_passages",
+    "require_sklearn",
     "select_most_similar",
 ]
 
@@ -78,6 +79,11 @@ def _sklearn() -> Any:
             "(or MirageConfig(redundancy_filter='none'))"
         ) from exc
     return AgglomerativeClustering, ENGLISH_STOP_WORDS, TfidfVectorizer
+
+
+def require_sklearn() -> None:
+    """Raise the filter's ImportError now when scikit-learn is missing (``"single_hop"``)."""
+    _sklearn()
 
 
 def _lower_median(x: np.ndarray, axis: int | None = None) -> np.ndarray:

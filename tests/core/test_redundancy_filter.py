@@ -113,6 +113,23 @@ def test_nothing_left_to_deliver_blocks(fake_nli, fake_embedder):
     assert v.decision == "fallback"
     assert v.selected == ()
     assert v.reason.startswith("blocked: every verified claim came from passages")
+    assert "; the gate had passed: r_contr=" in v.reason
+
+
+def test_missing_scikit_learn_is_a_setup_error(monkeypatch, fake_nli, fake_embedder):
+    import mirage_core.redundancy_filter as rf
+
+    def missing():
+        raise ImportError("the redundancy filter needs scikit-learn: pip install scikit-learn")
+
+    monkeypatch.setattr(rf, "_sklearn", missing)
+    with pytest.raises(ImportError, match="scikit-learn"):
+        engine(fake_nli, fake_embedder, redundancy_filter="single_hop")
+    # the concentration estimate is numpy alone
+    v = engine(fake_nli, fake_embedder, redundancy_filter="multi_hop").defend(
+        QUERY, passages(PLANTED + HONEST)
+    )
+    assert "redundancy" in v.extras
 
 
 def test_hold_back_splits_in_pick_order_and_keeps_what_an_outside_page_supports(claims_of):
