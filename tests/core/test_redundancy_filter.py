@@ -153,3 +153,16 @@ def test_embedding_rows_are_read_as_given(fake_embedder):
     texts = PLANTED + HONEST
     emb = np.asarray(fake_embedder.embed(texts))
     assert redundant_passages(texts, emb) == redundant_passages(texts, emb.copy())
+
+
+def test_defend_many_and_adefend_apply_the_filter_as_defend(fake_nli, fake_embedder):
+    import asyncio
+
+    mirage = engine(fake_nli, fake_embedder, redundancy_filter="single_hop")
+    docs = passages(PLANTED + HONEST)
+    one = mirage.defend(QUERY, docs)
+    many = mirage.defend_many([QUERY, QUERY], [docs, docs[3:]])
+    again = asyncio.run(mirage.adefend(QUERY, docs))
+    for v in (many[0], again):
+        assert v.selected == one.selected and v.extras["redundancy"] == one.extras["redundancy"]
+    assert "redundancy" not in many[1].extras  # two passages: under the filter's floor
