@@ -72,6 +72,15 @@ def test_gate_read_off_the_verdicts_matches_a_full_engine_run(dataset, fake_nli)
         assert_read_off_matches_engine(point, MirageConfig(), fake_nli, dataset)
 
 
+def test_read_off_matches_an_engine_run_with_the_redundancy_filter_on(dataset, fake_nli):
+    # The filter acts after the gate on S* alone, so a loose-gate run still tells every
+    # (r_max, d_min) decision: a verdict it blocks (nothing left) is blocked under any gate.
+    base = MirageConfig(redundancy_filter="multi_hop")
+    result = calibrate(dataset, fake_nli, base=base, grid=GRID, fit_fraction=1.0, log=None)
+    for point in result.table[::7]:
+        assert_read_off_matches_engine(point, base, fake_nli, dataset)
+
+
 def test_best_config_round_trips_through_from_file(dataset, fake_nli, tmp_path):
     base = MirageConfig(min_support=1)
     result = calibrate(dataset, fake_nli, base=base, grid=GRID, min_retention=None, log=None)
