@@ -171,10 +171,14 @@ def redundant_passages(
     texts: Sequence[str], embeddings: np.ndarray, task_type: str = "single_hop"
 ) -> tuple[int, tuple[int, ...]]:
     """``(N_adv, held-back indices)`` for one query's passages (both stages, the filter's
-    :data:`MIN_PASSAGES` floor applied)."""
+    :data:`MIN_PASSAGES` floor applied). An estimate of *every* passage (the concentration
+    estimate's answer when all passages are equally alike, e.g. mutually unrelated) finds no
+    majority to hold back: nothing is held back, where the artifact would remove them all."""
     if len(texts) < MIN_PASSAGES:
         return 0, ()
     n_adv = estimate_n_adv(texts, embeddings, task_type)
+    if n_adv >= len(texts):
+        return n_adv, ()
     return n_adv, tuple(sorted(select_most_similar(n_adv, embeddings)))
 
 

@@ -65,6 +65,15 @@ def test_fewer_than_three_passages_are_never_filtered(fake_embedder):
     assert estimate_n_adv(texts, fake_embedder.embed(texts)) == 1
 
 
+def test_an_estimate_of_every_passage_holds_back_nothing():
+    # three mutually unrelated passages: every one is equally alike, and the concentration
+    # estimate calls them all adversarial (the artifact would then remove them all)
+    texts = ["alpha beta", "gamma delta", "epsilon zeta"]
+    emb = np.eye(3)
+    assert estimate_n_adv(texts, emb, "multi_hop") == 3
+    assert redundant_passages(texts, emb, "multi_hop") == (3, ())
+
+
 def test_unknown_task_type_is_a_value_error(fake_embedder):
     with pytest.raises(ValueError, match="task_type"):
         estimate_n_adv(HONEST, fake_embedder.embed(HONEST), "three_hop")
