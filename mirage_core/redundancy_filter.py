@@ -5,9 +5,11 @@ group of passages as planted and quarantine it; a passage the signals miss, or o
 part of a planted group's signals fire on, still reaches the answer once the gate passes. This
 filter is RAGDefender's (Kim et al., ACSAC 2025; MIT) two-stage estimate, run on the engine's
 own passage embeddings: it estimates how many passages are adversarial, takes that many of the
-most mutually similar ones out of the *delivered* evidence (a claim an independent page outside
-them supports stays: :func:`hold_back`), and blocks only when nothing verified remains. It decides nothing about the gate: r_contr and d_src are the gate's figures
-before the filter, and the verdict lists what was held back.
+most mutually similar ones out of the *delivered* evidence (a claim an independent page
+outside them supports stays: :func:`hold_back`), and blocks only when nothing verified
+remains. It decides nothing about the gate: r_contr and d_src are the gate's figures before
+the filter, and the verdict lists what was held back. Off by default (measured trade:
+``docs/independence.md``).
 
 **Stage 1 — how many passages are adversarial** (``N_adv``), by task type
 (``MirageConfig.redundancy_filter``):
