@@ -394,29 +394,18 @@ def test_a_langchain_embeddings_model_drives_source_independence(fake_nli, clean
         )
 
 
-def test_the_redundancy_filter_keeps_held_back_documents_out(fake_nli):
+def test_the_redundancy_filter_keeps_held_back_documents_out(near_copy_engine):
     # three near-copies and two pages of their own: the copies are held back from what the
     # retriever returns, and the documents that come back say why
-    from mirage_core.embeddings import CallableEmbedder
-    from tests.conftest import bag_of_words_embedding
+    from tests.conftest import NEAR_COPIES, NEAR_COPY_QUERY, OWN_PAGES
 
-    texts = [
-        "Water boils at 90 degrees Celsius at sea level, a new study of kettles found.",
-        "A new study of kettles found that water boils at 90 degrees Celsius at sea level.",
-        "Water boils at 90 degrees Celsius at sea level, the new kettle study found.",
-        "At standard atmospheric pressure pure water reaches its boiling point at 100 degrees "
-        "Celsius, which defined the upper fixed point of the Celsius scale.",
-        "Mountaineers notice that food cooks slowly at altitude because lower air pressure "
-        "lowers the temperature at which liquids boil.",
-    ]
+    texts = NEAR_COPIES + OWN_PAGES
     docs = [
         Document(page_content=t, metadata={"url": f"https://site{i}.example/p"}, id=f"d{i}")
         for i, t in enumerate(texts)
     ]
-    config = MirageConfig(coordination="none", answer_conflict=None, redundancy_filter="single_hop")
-    engine = Mirage(config, nli=fake_nli, embedder=CallableEmbedder(bag_of_words_embedding))
-    out = MirageRetriever(base_retriever=lambda_retriever(docs), mirage=engine).invoke(
-        "What is the boiling point of water at sea level?"
+    out = MirageRetriever(base_retriever=lambda_retriever(docs), mirage=near_copy_engine).invoke(
+        NEAR_COPY_QUERY
     )
     assert out and {d.id for d in out} <= {"d3", "d4"}
     assert all("held back by the redundancy filter" in d.metadata["mirage"]["reason"] for d in out)

@@ -259,3 +259,21 @@ def test_a_llamaindex_embedding_model_drives_source_independence(fake_nli, mixed
     assert len(verdict.extras["groups"]) == 1 and "d_src=1" in verdict.reason
     with pytest.raises(ValueError, match="embedder"):
         MiragePostprocessor(mirage=pp.mirage, embedder=Spy())
+
+
+def test_the_redundancy_filter_keeps_held_back_nodes_out(near_copy_engine):
+    # three near-copies and two pages of their own: the copies' nodes do not come back
+    from tests.conftest import NEAR_COPIES, NEAR_COPY_QUERY, OWN_PAGES
+
+    texts = NEAR_COPIES + OWN_PAGES
+    nodes = [
+        NodeWithScore(
+            node=TextNode(text=t, id_=f"n{i}", metadata={"url": f"https://site{i}.example/p"}),
+            score=0.9,
+        )
+        for i, t in enumerate(texts)
+    ]
+    out = MiragePostprocessor(mirage=near_copy_engine).postprocess_nodes(
+        nodes, query_str=NEAR_COPY_QUERY
+    )
+    assert out and {n.node.node_id for n in out} <= {"n3", "n4"}
