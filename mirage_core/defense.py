@@ -90,8 +90,8 @@ class _Prepared:
     passage_ids: list[int] = field(default_factory=list)
     non_claims: list[dict[str, object]] = field(default_factory=list)
     coordinated: list[Any] = field(default_factory=list)  # flagged GroupSignals
-    # (N_adv, caller indices) of the redundancy filter; None when it did not run
-    redundant: tuple[int, tuple[int, ...]] | None = None
+    # What the embedder and the coordination signals read of each kept passage.
+    texts: list[str] = field(default_factory=list)
     passage_groups: list[str] = field(default_factory=list)
     # Each kept passage's publisher: its domain, or its source under single_domain.
     passage_domains: list[str] = field(default_factory=list)
@@ -253,7 +253,7 @@ class Mirage:
         domains = [p.resolved_domain(i) for p, i in zip(kept, indices, strict=True)]
         independence = cfg.independence
         # What the embedder and the coordination signals read of each passage.
-        texts = [clean_text(p.text[: cfg.max_passage_chars]) for p in kept]
+        texts = prep.texts = [clean_text(p.text[: cfg.max_passage_chars]) for p in kept]
         if embedder is not None and kept:
             t_e = time.perf_counter()
             prep.passage_embeddings = self._embed(embedder, texts, prep)
@@ -308,9 +308,6 @@ class Mirage:
                 for g in found
                 if g.flagged
             ]
-        if cfg.redundancy_filter != "none" and prep.passage_embeddings is not None:
-            n_adv, held = redundant_passages(texts, prep.passage_embeddings, cfg.redundancy_filter)
-            prep.redundant = (n_adv, tuple(indices[i] for i in held))
         scores = [p.score for p in kept]
         have_scores = [s for s in scores if s is not None and math.isfinite(s)]
         fill = min(have_scores) if have_scores else 1.0  # a missing score is the weakest
@@ -615,7 +612,12 @@ class Mirage:
                     f"blocked: S* is contradicted by claims with as much independent support "
                     f"({tie['rejected_side']} groups vs {tie['selected_side']})"
                 )
-        if decision == "verified" and prep.redundant is not None and prep.redundant[1]:
+        if (
+            decision == "verified"
+            and cfg.redundancy_filter != "none"
+            and prep.passage_embeddings is not None
+        ):
+            # estimated only for a verdict that passed: it acts on nothing else
             selected, decision, reason = self._hold_back(
                 prep, claims, selected, graph, groups, reason, extras
             )
@@ -647,8 +649,8 @@ class Mirage:
             **common,
         )
 
-    @staticmethod
     def _hold_back(
+        self,
         prep: _Prepared,
         claims: Sequence[Claim],
         selected: list[int],
@@ -658,8 +660,13 @@ class Mirage:
         extras: dict[str, Any],
     ) -> tuple[list[int], str, str]:
         """The redundancy filter on a passed verdict: ``(delivered S*, decision, reason)``."""
-        assert prep.redundant is not None
-        n_adv, passages = prep.redundant
+        assert prep.passage_embeddings is not None
+        n_adv, kept_held = redundant_passages(
+            prep.texts, prep.passage_embeddings, self.config.redundancy_filter
+        )
+        if not kept_held:
+            return selected, "verified", reason
+        passages = tuple(prep.passage_ids[i] for i in kept_held)  # the caller's indices
         delivered, held = hold_back(claims, selected, set(passages), graph, groups)
         extras["redundancy"] = {
             "n_adv": n_adv,

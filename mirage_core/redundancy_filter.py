@@ -37,7 +37,8 @@ departure, ``case_sensitive=False`` by default: the artifact tests the (lowercas
 against the raw passage, which works there because its poisons start with the lowercase
 question, but misses every capitalized name in passages that do not (on 30 PoisonedRAG NQ
 queries, gold + five poisons: the vote then undercounts and N_adv = 1 in 17 of 30); the paper's
-Eq. 1 counts passages that *contain* the terms, so the test here is on the lowercased passage.
+Eq. 1 counts passages that *contain* the terms, so the test here is on the lowercased passage
+(``case_sensitive=True`` restores the artifact's test).
 The same functions are the ``ragdefender`` baseline of ``mirage bench``
 (:mod:`mirage_core.evaluation.baselines.ragdefender`), so the baseline and the filter are one
 implementation.
@@ -77,8 +78,9 @@ def _sklearn() -> Any:
         from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError(
-            "the redundancy filter needs scikit-learn: pip install scikit-learn "
-            "(or MirageConfig(redundancy_filter='none'))"
+            "RAGDefender's single-hop estimate (MirageConfig.redundancy_filter='single_hop', "
+            "the ragdefender baseline of mirage bench) needs scikit-learn: "
+            "pip install scikit-learn, or the [bench] extra"
         ) from exc
     return AgglomerativeClustering, ENGLISH_STOP_WORDS, TfidfVectorizer
 
