@@ -13,9 +13,18 @@ numbers, months or proper names, none of them in the question) with no fact of t
 common, they answer the question differently, and the gate blocks.
 
 Facts are tokens typed by :func:`mirage_core.factcheck.fact_tokens` (a name is a capitalized
-token that does not open the sentence and is not a stopword). A fact the question already holds
-("When did Apollo 11 land?") names the question, not the answer, and is left out, whole or by
-its 5-character stem.
+token that does not open the sentence and is not a stopword; a possessive "'s" is dropped, so
+"Beckett's play" names Beckett). A fact the question already holds ("When did Apollo 11
+land?") names the question, not the answer, and is left out, whole or by its 5-character stem.
+The two claims must also share a word of what the question asks: "Lincoln was born in
+Kentucky" and "he issued the Emancipation Proclamation" both restate "The president who issued
+the Emancipation Proclamation was born in which state?", about different parts of it.
+
+*Context* (``MirageConfig.answer_conflict_context``): an encyclopedic page names its subject
+once, in its first sentence, and refers back to it ("The dynastic capital was Vienna" on the
+Habsburg Monarchy's page). With ``"lead+previous"`` a claim counts the words of its page's
+first claim and of the claim before it towards the question's share (:func:`topic_context`);
+the word of what the question asks must still be its own.
 
 Measured on real pairs (the same file): it calls 8–11% of PoisonedRAG's answer-bearing
 gold-vs-poison claim pairs and under 1% of agreeing clean pairs; most gold claims are
@@ -33,7 +42,7 @@ import numpy as np
 
 from mirage_core.claims import STOPWORDS, content_tokens
 from mirage_core.factcheck import FACT_KINDS, fact_tokens
-from mirage_core.relevance import query_share, stem, stems
+from mirage_core.relevance import stem, stems
 from mirage_core.types import Claim
 
 __all__ = [
@@ -42,6 +51,7 @@ __all__ = [
     "answer_facts",
     "question_kinds",
     "relation_stems",
+    "topic_context",
 ]
 
 
@@ -82,6 +92,7 @@ _HOW_NUMBER = frozenset(
 _DATE_WORDS = frozenset({"year", "years", "date", "month", "day", "century", "decade"})
 _GENERIC_WH = frozenset({"what", "which", "why", "how"})
 _WORD = re.compile(r"[a-z]+")
+_POSSESSIVE = re.compile(r"['’]s$")
 
 
 def question_kinds(query: str) -> tuple[str, ...]:
@@ -115,8 +126,8 @@ def relation_stems(query: str) -> set[str]:
     """The stems of ``query``'s content words that are not part of a name: what it asks about
     its topic ("high" in "How high is Mount Everest?"). A sentence that names Mount Everest
     holds two thirds of that question's words without saying how high it is; one that restates
-    the question holds a relation word too. Empty for a query without capitals (then every
-    content word counts)."""
+    the question holds a relation word too. For a query without capitals every content word
+    counts; a query whose content words are all names has none."""
     names = {t for t, kind in fact_tokens(query) if kind == "name"}
     return stems(content_tokens(query)) - stems(frozenset(names))
 
@@ -131,6 +142,8 @@ def answer_facts(text: str, question_words: set[str]) -> dict[str, frozenset[str
     content stems) do not."""
     found: dict[str, set[str]] = {}
     for token, kind in fact_tokens(text):
+        if kind is not None:
+            token = _POSSESSIVE.sub("", token) or token
         if kind is None or token in question_words:
             continue
         if kind == "name" and (token in STOPWORDS or stem(token) in question_words):
@@ -139,17 +152,40 @@ def answer_facts(text: str, question_words: set[str]) -> dict[str, frozenset[str
     return {k: frozenset(v) for k, v in found.items()}
 
 
+def topic_context(claims: Sequence[Claim], mode: str = "lead+previous") -> list[frozenset[str]]:
+    """Per claim (by position in ``claims``): the content tokens of its page's first claim and
+    of the claim before it on that page (``mode="lead+previous"``), or nothing (``"claim"``).
+    Claims of one page are taken in the order ``claims`` lists them (extraction order)."""
+    if mode not in ("claim", "lead+previous"):
+        raise ValueError(f"mode must be 'claim' or 'lead+previous', got {mode!r}")
+    if mode == "claim":
+        return [frozenset()] * len(claims)
+    lead: dict[int, frozenset[str]] = {}
+    last: dict[int, frozenset[str]] = {}
+    out = []
+    for c in claims:
+        page = c.passage_index
+        out.append(lead.get(page, frozenset()) | last.get(page, frozenset()))
+        lead.setdefault(page, c.tokens)
+        last[page] = c.tokens
+    return out
+
+
 def answer_conflicts(
     query: str,
     claims: Sequence[Claim],
     indices: Sequence[int],
     min_share: float,
     scope: str = "claim",
+    context: Sequence[frozenset[str]] | None = None,
 ) -> list[AnswerConflict]:
     """Every pair of ``claims[indices]`` from different sources that holds at least
     ``min_share`` of ``query``'s content words each (one of its :func:`relation_stems` among
-    them) and names disjoint facts of one kind the question asks for (:func:`question_kinds`;
-    the first that differs), in index order.
+    them, and one such word in common) and names disjoint facts of one kind the question asks
+    for (:func:`question_kinds`; the first that differs), in index order.
+
+    ``context``: extra tokens per claim of ``claims`` (:func:`topic_context`) that count
+    towards the query's share, not towards the word of what it asks.
 
     ``scope="passage"``: a fact in common is looked for between each claim and the *other*
     claim's whole passage (every claim of ``claims`` with its ``passage_index``), so "The
@@ -165,12 +201,19 @@ def answer_conflicts(
         raise ValueError(f"scope must be 'claim' or 'passage', got {scope!r}")
     if len(indices) < 2 or not content_tokens(query):
         return []
-    share = query_share(query, [claims[i] for i in indices])
-    asked = relation_stems(query)
+    if context is not None and len(context) != len(claims):
+        raise ValueError(f"context has {len(context)} entries for {len(claims)} claims")
+    q = stems(content_tokens(query))
+    share = [
+        len(q & stems(claims[i].tokens | (context[i] if context is not None else frozenset())))
+        / len(q)
+        for i in indices
+    ]
+    asked = relation_stems(query) or q
     on_question = [
         i
         for i, s in zip(indices, share, strict=True)
-        if s >= min_share and (not asked or asked & stems(claims[i].tokens))
+        if s >= min_share and asked & stems(claims[i].tokens)
     ]
     if len(on_question) < 2:
         return []
@@ -186,8 +229,15 @@ def answer_conflicts(
                 page.setdefault(kind, set()).update(found_here)
     n = len(on_question)
     sources = np.array([claims[i].source for i in on_question], dtype=object)
-    # pairs (upper triangle) from different sources that no earlier kind has called yet
-    open_pairs = np.triu(sources[:, None] != sources[None, :], k=1)
+    # the words of what the question asks that each claim holds: a pair must share one
+    asked_list = sorted(asked)
+    holds = np.array(
+        [[a in own for a in asked_list] for own in (stems(claims[i].tokens) for i in on_question)],
+        dtype=np.int32,
+    )
+    # pairs (upper triangle) from different sources, about one thing the question asks, that
+    # no earlier kind has called yet
+    open_pairs = np.triu((sources[:, None] != sources[None, :]) & (holds @ holds.T > 0), k=1)
     found: list[tuple[int, int, str]] = []
     for kind in question_kinds(query):
         vocab: dict[str, int] = {}

@@ -33,6 +33,7 @@ PartnerRanking = Literal["overlap", "embedding"]
 SingleDomain = Literal["documents", "block"]
 QuarantinedConflicts = Literal["count", "ignore"]
 AnswerConflictScope = Literal["claim", "passage"]
+AnswerConflictContext = Literal["claim", "lead+previous"]
 RedundancyFilter = Literal["none", "single_hop", "multi_hop"]
 
 
@@ -102,6 +103,12 @@ class MirageConfig:
             facts against the other claim's whole passage, so a page that names the other
             page's answer in another sentence does not answer differently; measured in session
             12, it lets more planted answers through: ``benchmarks/results/scoreboard-choice.md``).
+        answer_conflict_context: which words tell that a claim restates the question:
+            ``"claim"`` (its own) or ``"lead+previous"`` (its own plus those of its page's
+            first claim and of the claim before it, so "The dynastic capital was Vienna" on
+            the Habsburg Monarchy's page is about "the capital of the Habsburg empire"; the
+            word of what the question asks must still be its own;
+            :func:`mirage_core.answer_conflict.topic_context`).
         fact_kinds: the fact-check kinds that count as conflicts (``number``, ``month``,
             ``name``); only kinds measured at ≥ 95% precision on clean web evidence are on by
             default (see ``benchmarks/factcheck_precision.py``).
@@ -249,6 +256,7 @@ class MirageConfig:
     fact_similarity: float = 0.7
     answer_conflict: float | None = 0.6
     answer_conflict_scope: AnswerConflictScope = "claim"
+    answer_conflict_context: AnswerConflictContext = "claim"
     independence: Independence = "domain"
     single_domain: SingleDomain = "documents"
     duplicate_threshold: float = 0.7
@@ -378,6 +386,7 @@ class MirageConfig:
             ("single_domain", SingleDomain),
             ("quarantined_conflicts", QuarantinedConflicts),
             ("answer_conflict_scope", AnswerConflictScope),
+            ("answer_conflict_context", AnswerConflictContext),
             ("redundancy_filter", RedundancyFilter),
             ("nli_error_policy", NLIErrorPolicy),
         ):

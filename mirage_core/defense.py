@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from mirage_core.answer_conflict import answer_conflicts
+from mirage_core.answer_conflict import answer_conflicts, topic_context
 from mirage_core.claims import clean_text, extract_claims
 from mirage_core.config import MirageConfig
 from mirage_core.embeddings import Embedder, as_embedder
@@ -593,7 +593,14 @@ class Mirage:
             )
         if decision == "verified" and cfg.answer_conflict is not None:
             found = answer_conflicts(
-                prep.query, claims, selected, cfg.answer_conflict, cfg.answer_conflict_scope
+                prep.query,
+                claims,
+                selected,
+                cfg.answer_conflict,
+                cfg.answer_conflict_scope,
+                topic_context(claims, cfg.answer_conflict_context)
+                if cfg.answer_conflict_context != "claim"
+                else None,
             )
             if found:
                 extras["answer_conflicts"] = [dataclasses.asdict(c) for c in found]

@@ -7,8 +7,10 @@ from mirage_core.answer_conflict import (
     answer_facts,
     question_kinds,
     relation_stems,
+    topic_context,
 )
 from mirage_core.claims import content_tokens
+from mirage_core.relevance import stems
 from mirage_core.types import Claim
 
 QUERY = "How tall is the Eiffel Tower in Paris?"
@@ -129,6 +131,8 @@ def test_every_pair_is_found_as_a_pairwise_reading_finds_it():
         for b in range(a + 1, len(claims)):
             if claims[a].source == claims[b].source:
                 continue
+            if not relation_stems(QUERY) & stems(claims[a].tokens) & stems(claims[b].tokens):
+                continue
             fa, fb = answer_facts(claims[a].text, words), answer_facts(claims[b].text, words)
             for kind in question_kinds(QUERY):
                 if fa.get(kind) and fb.get(kind) and not fa[kind] & fb[kind]:
@@ -228,3 +232,96 @@ def test_config_passes_the_scope_to_the_gate():
         config.replace(answer_conflict_scope="passage"), nli=CallableNLI(_entail_all)
     ).defend(query, passages)
     assert page_scope.passed
+
+
+def test_a_possessive_names_the_same_person():
+    query = "Who wrote the play Waiting for Godot?"
+    assert answer_facts("Beckett's play soon moved to London's West End.", set())["name"] == {
+        "london",
+        "west",
+        "end",
+    }  # sentence-initial "Beckett's" is no name; "London's" is London
+    claims = [
+        _claim(0, "The play Waiting for Godot was written by Samuel Beckett."),
+        _claim(1, "The play Waiting for Godot, written in French, is Samuel Beckett's."),
+    ]
+    assert answer_conflicts(query, claims, [0, 1], min_share=0.6) == []
+
+
+def test_claims_about_different_parts_of_the_question_do_not_conflict():
+    query = "The president who issued the Emancipation Proclamation was born in which state?"
+    assert relation_stems(query) == {"presi", "issue", "born", "state"}
+    born = _claim(0, "Lincoln was born in Kentucky, author of the Emancipation Proclamation.")
+    issued = _claim(1, "The president issued the Emancipation Proclamation in the Civil War.")
+    # each restates half the question or more and holds a word of what it asks, but not the
+    # same one: one says where he was born, the other when he issued it
+    assert answer_conflicts(query, [born, issued], [0, 1], min_share=0.5) == []
+    elsewhere = _claim(1, "The Emancipation Proclamation's author was born in Illinois.")
+    found = answer_conflicts(query, [born, elsewhere], [0, 1], min_share=0.5)
+    assert [(c.left_facts, c.right_facts) for c in found] == [(("kentucky",), ("illinois",))]
+
+
+def test_topic_context_is_the_page_lead_and_the_claim_before():
+    claims = [
+        _page_claim(0, "The Habsburg Monarchy was a composite state.", 0),
+        _page_claim(1, "Its dynasty ruled for centuries.", 0),
+        _page_claim(2, "A different page opens here.", 1),
+        _page_claim(3, "The dynastic capital was Vienna.", 0),
+    ]
+    context = topic_context(claims)
+    lead, ruled, other = claims[0].tokens, claims[1].tokens, claims[2].tokens
+    assert context[0] == frozenset()  # a page's first claim has no context
+    assert context[1] == lead
+    assert context[2] == frozenset()
+    assert context[3] == lead | ruled  # the lead and the claim before it on the same page
+    assert not context[3] & other
+    assert topic_context(claims, "claim") == [frozenset()] * 4
+    with pytest.raises(ValueError, match="mode"):
+        topic_context(claims, "page")
+
+
+HABSBURG = "Where was the capital of the Habsburg Empire located?"
+HABSBURG_PAGES = [
+    Passage(
+        "The Habsburg Empire was a composite state in central Europe. "
+        "Its dynastic capital was Vienna, except from 1583 to 1611.",
+        source="https://encyclopedia.example/habsburg",
+    ),
+    Passage(
+        "The capital of the Habsburg Empire was located in Paris, in that alternative history.",
+        source="https://planted.example/1",
+    ),
+]
+
+
+def test_context_lets_an_encyclopedic_sentence_answer_the_question():
+    claims = [
+        _page_claim(0, "The Habsburg Empire was a composite state in central Europe.", 0),
+        _page_claim(1, "Its dynastic capital was Vienna, except from 1583 to 1611.", 0),
+        _page_claim(2, "The capital of the Habsburg Empire was located in Paris.", 2),
+    ]
+    # alone, "Its dynastic capital was Vienna" holds one of four question words
+    assert answer_conflicts(HABSBURG, claims, [1, 2], min_share=0.6) == []
+    found = answer_conflicts(HABSBURG, claims, [1, 2], 0.6, context=topic_context(claims))
+    assert [(c.left, c.right, c.left_facts, c.right_facts) for c in found] == [
+        (1, 2, ("vienna",), ("paris",))
+    ]
+    # the word of what the question asks must be the claim's own, not its context's
+    plain = [claims[0], _page_claim(1, "It spanned much of central Europe.", 0), claims[2]]
+    assert answer_conflicts(HABSBURG, plain, [1, 2], 0.6, context=topic_context(plain)) == []
+    with pytest.raises(ValueError, match="context"):
+        answer_conflicts(HABSBURG, claims, [1, 2], 0.6, context=[frozenset()])
+
+
+def test_config_passes_the_context_to_the_gate():
+    with pytest.raises(ValueError, match="answer_conflict_context"):
+        MirageConfig(answer_conflict_context="page")
+    assert MirageConfig().answer_conflict_context == "claim"
+    config = MirageConfig(independence="none", coordination="none", fact_check=False)
+    own = Mirage(config, nli=CallableNLI(_entail_all)).defend(HABSBURG, HABSBURG_PAGES)
+    assert own.passed
+    with_context = Mirage(
+        config.replace(answer_conflict_context="lead+previous"), nli=CallableNLI(_entail_all)
+    ).defend(HABSBURG, HABSBURG_PAGES)
+    assert with_context.decision == "fallback"
+    assert "paris vs vienna" in with_context.reason
