@@ -26,7 +26,7 @@ Habsburg Monarchy's page). With ``"lead+previous"`` a claim counts the words of 
 first claim and of the claim before it towards the question's share (:func:`topic_context`);
 the word of what the question asks must still be its own.
 
-Measured on real pairs (the same file): it calls 8–11% of PoisonedRAG's answer-bearing
+Measured on real pairs (the same file): it calls 7–11% of PoisonedRAG's answer-bearing
 gold-vs-poison claim pairs and under 1% of agreeing clean pairs; most gold claims are
 encyclopedic sentences that do not restate the question. On the scoreboard it mostly stops
 fabricated evidence whose passages disagree in the details they invent.
@@ -58,19 +58,33 @@ __all__ = [
 @dataclass(frozen=True)
 class AnswerConflict:
     """Claims ``left`` and ``right`` (claim indices, different sources) both restate the
-    question and name different ``kind`` facts: ``left_facts`` against ``right_facts``."""
+    question and name different ``kind`` facts: ``left_facts`` against ``right_facts``.
+    ``left_context`` / ``right_context``: that claim restates the question only with its
+    page's context (:func:`topic_context`), not with its own words."""
 
     left: int
     right: int
     kind: str
     left_facts: tuple[str, ...]
     right_facts: tuple[str, ...]
+    left_context: bool = False
+    right_context: bool = False
 
     def describe(self, claims: Sequence[Claim]) -> str:
         a, b = claims[self.left], claims[self.right]
+        read = [
+            i for i, on in ((self.left, self.left_context), (self.right, self.right_context)) if on
+        ]
         return (
             f"claims {self.left} ({a.source}) and {self.right} ({b.source}) both answer the "
-            f"question and name different {self.kind}s: "
+            f"question"
+            + (
+                f" (claim{'s' if len(read) > 1 else ''} {' and '.join(map(str, read))} with "
+                "the page's first claim and the one before)"
+                if read
+                else ""
+            )
+            + f" and name different {self.kind}s: "
             f"{', '.join(self.left_facts)} vs {', '.join(self.right_facts)}"
         )
 
@@ -204,37 +218,32 @@ def answer_conflicts(
     if context is not None and len(context) != len(claims):
         raise ValueError(f"context has {len(context)} entries for {len(claims)} claims")
     q = stems(content_tokens(query))
-    share = [
-        len(q & stems(claims[i].tokens | (context[i] if context is not None else frozenset())))
-        / len(q)
-        for i in indices
-    ]
+    own = {i: stems(claims[i].tokens) for i in indices}
+    seen = {i: own[i] | stems(context[i]) for i in indices} if context is not None else own
+    share = [len(q & seen[i]) / len(q) for i in indices]
     asked = relation_stems(query) or q
     on_question = [
-        i
-        for i, s in zip(indices, share, strict=True)
-        if s >= min_share and asked & stems(claims[i].tokens)
+        i for i, s in zip(indices, share, strict=True) if s >= min_share and asked & own[i]
     ]
     if len(on_question) < 2:
         return []
+    # a claim that restates the question only with its page's context (the verdict says so)
+    via_context = {i: len(q & own[i]) / len(q) < min_share for i in on_question}
     words = _question_words(query)
     facts = [answer_facts(claims[i].text, words) for i in on_question]
     pages: dict[int, dict[str, set[str]]] = {}  # scope "passage": each page's facts
     if scope == "passage":
         known = dict(zip(on_question, facts, strict=True))  # read once, not twice
         for i, c in enumerate(claims):
-            own = known[i] if i in known else answer_facts(c.text, words)
+            of_claim = known[i] if i in known else answer_facts(c.text, words)
             page = pages.setdefault(c.passage_index, {})
-            for kind, found_here in own.items():
+            for kind, found_here in of_claim.items():
                 page.setdefault(kind, set()).update(found_here)
     n = len(on_question)
     sources = np.array([claims[i].source for i in on_question], dtype=object)
     # the words of what the question asks that each claim holds: a pair must share one
     asked_list = sorted(asked)
-    holds = np.array(
-        [[a in own for a in asked_list] for own in (stems(claims[i].tokens) for i in on_question)],
-        dtype=np.int32,
-    )
+    holds = np.array([[a in own[i] for a in asked_list] for i in on_question], dtype=np.int32)
     # pairs (upper triangle) from different sources, about one thing the question asks, that
     # no earlier kind has called yet
     open_pairs = np.triu((sources[:, None] != sources[None, :]) & (holds @ holds.T > 0), k=1)
@@ -270,9 +279,16 @@ def answer_conflicts(
     out = []
     for a, b, kind in found:
         fa, fb = facts[a][kind], facts[b][kind]
+        left, right = on_question[a], on_question[b]
         out.append(
             AnswerConflict(
-                on_question[a], on_question[b], kind, tuple(sorted(fa)), tuple(sorted(fb))
+                left,
+                right,
+                kind,
+                tuple(sorted(fa)),
+                tuple(sorted(fb)),
+                via_context[left],
+                via_context[right],
             )
         )
     return out

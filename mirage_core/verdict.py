@@ -350,9 +350,16 @@ class Verdict:
                 "they contradict each other (planted copies push one answer)"
             )
         for c in self.extras.get("answer_conflicts", []):
+            read = [c[side] for side in ("left", "right") if c.get(f"{side}_context")]
             lines.append(
                 f"answer conflict: claims [{c['left']}] and [{c['right']}] both restate the "
-                f"question and name different {c['kind']}s: {', '.join(c['left_facts'])} vs "
+                "question"
+                + (
+                    f" ({', '.join(f'[{i}]' for i in read)} with its page's context)"
+                    if read
+                    else ""
+                )
+                + f" and name different {c['kind']}s: {', '.join(c['left_facts'])} vs "
                 f"{', '.join(c['right_facts'])}"
             )
         held = self.extras.get("redundancy")

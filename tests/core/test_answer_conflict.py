@@ -39,6 +39,9 @@ def test_two_sources_naming_different_numbers_conflict():
     assert [(c.left, c.right, c.kind) for c in found] == [(0, 1, "number"), (1, 2, "number")]
     assert found[0].left_facts == ("330",) and found[0].right_facts == ("410",)
     assert "410" in found[0].describe(claims)
+    # without context no claim is read with it
+    assert not any(c.left_context or c.right_context for c in found)
+    assert "first claim" not in found[0].describe(claims)
 
 
 def test_shared_fact_same_source_and_off_question_claims_do_not_conflict():
@@ -306,6 +309,14 @@ def test_context_lets_an_encyclopedic_sentence_answer_the_question():
     assert [(c.left, c.right, c.left_facts, c.right_facts) for c in found] == [
         (1, 2, ("vienna",), ("paris",))
     ]
+    # the verdict says which claim restated the question only with its page's context
+    assert (found[0].left_context, found[0].right_context) == (True, False)
+    assert "(claim 1 with the page's first claim and the one before)" in found[0].describe(claims)
+    # the page scope reads the facts of whole pages: these two pages share none
+    by_page = answer_conflicts(
+        HABSBURG, claims, [1, 2], 0.6, scope="passage", context=topic_context(claims)
+    )
+    assert [(c.left, c.right, c.left_context) for c in by_page] == [(1, 2, True)]
     # the word of what the question asks must be the claim's own, not its context's
     plain = [claims[0], _page_claim(1, "It spanned much of central Europe.", 0), claims[2]]
     assert answer_conflicts(HABSBURG, plain, [1, 2], 0.6, context=topic_context(plain)) == []
@@ -325,3 +336,6 @@ def test_config_passes_the_context_to_the_gate():
     ).defend(HABSBURG, HABSBURG_PAGES)
     assert with_context.decision == "fallback"
     assert "paris vs vienna" in with_context.reason
+    assert "with the page's first claim and the one before" in with_context.reason
+    assert "[1] with its page's context) and name different names" in with_context.explain()
+    assert "page's context" not in own.explain()
