@@ -171,3 +171,25 @@ def claims_of():
         return extract_claims([Passage(text, source="a")], **(kwargs | options))
 
     return run
+
+
+def entail_all(premises: list[str], hypotheses: list[str]) -> np.ndarray:
+    """An NLI scorer that calls every pair an entailment: only the rules beside NLI block."""
+    return np.tile([0.9, 0.05, 0.05], (len(premises), 1))
+
+
+# An encyclopedic page that names its subject once, in its first sentence, against a planted
+# page that restates the question: the answer-slot rule compares them only when a claim may
+# count its page's context (``answer_conflict_context="lead+previous"``).
+HABSBURG = "Where was the capital of the Habsburg Empire located?"
+HABSBURG_PAGES = [
+    Passage(
+        "The Habsburg Empire was a composite state in central Europe. "
+        "Its dynastic capital was Vienna, except from 1583 to 1611.",
+        source="https://encyclopedia.example/habsburg",
+    ),
+    Passage(
+        "The capital of the Habsburg Empire was located in Paris, in that alternative history.",
+        source="https://planted.example/1",
+    ),
+]

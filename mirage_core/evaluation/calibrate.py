@@ -1,12 +1,14 @@
-"""Offline gate calibration: a grid over r_max, d_min (and τ, κ, the coordination thresholds)
-on cached NLI outputs.
+"""Offline gate calibration: a grid over r_max, d_min (and τ, κ, the coordination thresholds,
+the opt-in rules' choices) on cached NLI outputs.
 
 The NLI model runs once per pair. A prefill pass runs the engine with the loosest τ of the grid
 and no pair budget, which puts every pair any grid point can ask for into the backend's pair
 cache; every grid point then re-runs the engine on cache hits only (the number of cache misses
 during the grid is counted and must be 0). r_max and d_min act on the gate alone — S*, r_contr
 and d_src do not depend on them — so the engine runs once per (τ, κ, coordination thresholds:
-they change what is quarantined, not which pairs are scored) with the loosest gate
+they change what is quarantined, not which pairs are scored; ``answer_conflict_context`` and
+``redundancy_filter``: they change what the gate blocks or delivers after it has passed) with
+the loosest gate
 (r_max = 1, d_min = 1; any other blocking rule, such as ``block_on_tie``, still applies) and the
 decision of each (r_max, d_min) is read off its verdicts: pass iff the loose run passed,
 r_contr ≤ r_max and d_src ≥ d_min (``coordinated_d_min`` where the coordination signals
@@ -63,6 +65,9 @@ ENGINE_PARAMS: tuple[str, ...] = (
     "coordination_threshold",
     "coordination_isolated_threshold",
 )
+#: Grid parameters that take one of a config field's named choices, not a number (engine runs
+#: too); a point records them only when the grid varies them.
+CHOICE_PARAMS: tuple[str, ...] = ("answer_conflict_context", "redundancy_filter")
 GRID_PARAMS: tuple[str, ...] = (*ENGINE_PARAMS, "r_max", "d_min")
 
 OBJECTIVES: dict[str, str] = {
@@ -96,6 +101,8 @@ class GridPoint:
     # None: the coordination model's own threshold (the grid did not vary it).
     coordination_threshold: float | None = None
     coordination_isolated_threshold: float | None = None
+    #: the :data:`CHOICE_PARAMS` the grid varied, with this point's value
+    choices: dict[str, str] = field(default_factory=dict)
 
     @property
     def params(self) -> dict[str, Any]:
@@ -108,10 +115,13 @@ class GridPoint:
         for name in ("coordination_threshold", "coordination_isolated_threshold"):
             if getattr(self, name) is not None:
                 out[name] = getattr(self, name)
+        out.update(self.choices)
         return out
 
     def key(self) -> tuple:
-        return tuple(getattr(self, name) for name in GRID_PARAMS)
+        return tuple(getattr(self, name) for name in GRID_PARAMS) + tuple(
+            self.choices.get(name) for name in CHOICE_PARAMS
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.params, "fit": self.fit, "held_out": self.held_out}
@@ -155,17 +165,19 @@ class CalibrationResult:
         shown = list(self.table[:top])
         if all(p is not self.base for p in shown):
             shown.append(self.base)
-        # The coordination thresholds get a column when the grid varied them.
+        # The coordination thresholds and each varied choice get a column.
         coord = any(
             p.coordination_threshold is not None or p.coordination_isolated_threshold is not None
             for p in self.table
         )
+        chosen = [name for name in CHOICE_PARAMS if any(name in p.choices for p in self.table)]
         head = (
             "| τ | κ | "
             + ("coordination (group / whole) | " if coord else "")
+            + "".join(f"{name} | " for name in chosen)
             + "r_max | d_min | pass CLEAN | pass MIXED | pass FULL | retention MIXED | "
             "contamination MIXED | objective (fit) | objective (held-out) |\n"
-            + "|---" * (11 + coord)
+            + "|---" * (11 + coord + len(chosen))
             + "|"
         )
         lines = [head]
@@ -176,7 +188,7 @@ class CalibrationResult:
                 f"{_thr(p.coordination_threshold)} / {_thr(p.coordination_isolated_threshold)} | "
                 if coord
                 else ""
-            )
+            ) + "".join(f"{p.choices.get(name, '—')} | " for name in chosen)
             lines.append(
                 f"| {p.tau:g} | {p.kappa:g} | {c}{p.r_max:g}{tag} | {p.d_min} | {_pct(f.get('pass_clean'))} | "
                 f"{_pct(f.get('pass_mixed'))} | {_pct(f.get('pass_full'))} | {_pct(f.get('retention_mixed'))} | "
@@ -237,7 +249,7 @@ def calibrate(
     nli: Any,
     *,
     base: MirageConfig | None = None,
-    grid: Mapping[str, Sequence[float]] | None = None,
+    grid: Mapping[str, Sequence[Any]] | None = None,
     objective: str = "pass_gap",
     min_retention: float | None = 0.5,
     fit_fraction: float = 0.5,
@@ -255,7 +267,8 @@ def calibrate(
             is wrapped in one. The cache is enlarged for the run if needed so nothing is evicted.
         base: the configuration whose other fields the result keeps (default ``MirageConfig()``).
         grid: values per parameter (``r_max``, ``d_min``, ``tau``, ``kappa``,
-            ``coordination_threshold``, ``coordination_isolated_threshold``); parameters left
+            ``coordination_threshold``, ``coordination_isolated_threshold``; and the named
+            choices of ``answer_conflict_context`` and ``redundancy_filter``); parameters left
             out keep ``base``'s value. Default :data:`DEFAULT_GRID`.
         objective: a key of :data:`OBJECTIVES`.
         min_retention: floor on MIXED retention (``None``: no floor). When no grid point meets
@@ -269,18 +282,27 @@ def calibrate(
         raise ValueError(f"unknown objective {objective!r}; expected one of {list(OBJECTIVES)}")
     base = base or MirageConfig()
     grid = dict(DEFAULT_GRID if grid is None else grid)
-    unknown = set(grid) - set(GRID_PARAMS)
+    unknown = set(grid) - set(GRID_PARAMS) - set(CHOICE_PARAMS)
     if unknown:
-        raise ValueError(f"grid keys must be {', '.join(GRID_PARAMS)}; got {sorted(unknown)}")
+        raise ValueError(
+            f"grid keys must be {', '.join((*GRID_PARAMS, *CHOICE_PARAMS))}; got {sorted(unknown)}"
+        )
     values: dict[str, list[Any]] = {
         name: sorted({float(v) if name != "d_min" else int(v) for v in grid[name]})
         if name in grid
         else [getattr(base, name)]  # may be None: the coordination model's own threshold
         for name in GRID_PARAMS
     }
+    # a named choice keeps the grid's order; None: not varied (the point does not record it)
+    varied = [name for name in CHOICE_PARAMS if name in grid]
+    for name in varied:
+        values[name] = list(dict.fromkeys(str(v) for v in grid[name]))
+        if not values[name]:
+            raise ValueError(f"grid[{name!r}] lists no value")
     for name, vals in values.items():  # validate every value through MirageConfig
         for v in vals:
             base.replace(**{name: v})
+    engine_params = (*ENGINE_PARAMS, *varied)
     instances = list(dataset.instances)
     if not instances:
         raise ValueError("calibration needs a non-empty dataset")
@@ -319,8 +341,8 @@ def calibrate(
         misses_before = cache.misses
         hits_before = cache.hits
         table: list[GridPoint] = []
-        for combo in itertools.product(*(values[name] for name in ENGINE_PARAMS)):
-            point = dict(zip(ENGINE_PARAMS, combo, strict=True))
+        for combo in itertools.product(*(values[name] for name in engine_params)):
+            point = dict(zip(engine_params, combo, strict=True))
             # The loosest gate: a verdict then passes unless S* is empty or a gate condition
             # that does not depend on r_max / d_min blocks it (e.g. block_on_tie).
             engine = Mirage(base.replace(**point, r_max=1.0, d_min=1), nli=backend, embedder=shared)
@@ -381,6 +403,7 @@ def calibrate(
                         held,
                         point["coordination_threshold"],
                         point["coordination_isolated_threshold"],
+                        {name: point[name] for name in varied},
                     )
                 )
         grid_misses = cache.misses - misses_before
@@ -395,7 +418,9 @@ def calibrate(
     finally:
         cache.maxsize = old_size
 
-    base_key = tuple(getattr(base, name) for name in GRID_PARAMS)
+    base_key = tuple(getattr(base, name) for name in GRID_PARAMS) + tuple(
+        getattr(base, name) if name in varied else None for name in CHOICE_PARAMS
+    )
 
     def feasible(p: GridPoint) -> bool:
         ret = p.fit.get("retention_mixed")
@@ -408,8 +433,9 @@ def calibrate(
             -(f.get("objective") if f.get("objective") is not None else -np.inf),
             -(f.get("retention_mixed") or 0.0),
             f.get("contamination_mixed") or 0.0,
+            # the point nearest the base; a named choice is 1 away when it differs
             sum(
-                abs(a - b)
+                float(a != b) if isinstance(a, str) else abs(a - b)
                 for a, b in zip(p.key(), base_key, strict=True)
                 if a is not None and b is not None
             ),
@@ -429,6 +455,7 @@ def calibrate(
         base_point = _score_config(
             base, instances, polluted, corr, backend, shared, split, objective, qa, batch_size
         )
+        base_point.choices = {name: getattr(base, name) for name in varied}
     config = base.replace(**best.params)
     return CalibrationResult(
         config=config,

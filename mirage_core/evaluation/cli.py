@@ -41,6 +41,7 @@ def _comma_list(convert: Any, what: str) -> Any:
 
 _floats = _comma_list(float, "numbers")
 _ints = _comma_list(int, "integers")
+_names = _comma_list(lambda x: x.strip(), "names")
 
 
 def _names(text: str) -> list[str]:
@@ -125,6 +126,18 @@ def register(subparsers: Any) -> None:
         type=_floats,
         default=None,
         help="coordination_isolated_threshold values (default: the base config's)",
+    )
+    c.add_argument(
+        "--answer-conflict-context",
+        type=_names,
+        default=None,
+        help="answer_conflict_context choices, e.g. claim,lead+previous (default: the base config's)",
+    )
+    c.add_argument(
+        "--redundancy-filter",
+        type=_names,
+        default=None,
+        help="redundancy_filter choices, e.g. none,multi_hop (default: the base config's)",
     )
     c.add_argument(
         "--objective",
@@ -436,7 +449,12 @@ def _run_pollute(args: argparse.Namespace) -> int:
 
 def _run_calibrate(args: argparse.Namespace) -> int:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    from mirage_core.evaluation.calibrate import DEFAULT_GRID, ENGINE_PARAMS, calibrate
+    from mirage_core.evaluation.calibrate import (
+        CHOICE_PARAMS,
+        DEFAULT_GRID,
+        ENGINE_PARAMS,
+        calibrate,
+    )
 
     base = _config(args)
     dataset = _load(args)
@@ -453,7 +471,11 @@ def _run_calibrate(args: argparse.Namespace) -> int:
         grid["coordination_threshold"] = args.coordination_threshold
     if args.coordination_isolated_threshold:
         grid["coordination_isolated_threshold"] = args.coordination_isolated_threshold
-    n_te = math.prod(len(grid.get(name, [0])) for name in ENGINE_PARAMS)  # engine runs
+    for name in CHOICE_PARAMS:
+        if getattr(args, name):
+            grid[name] = getattr(args, name)
+    # engine runs
+    n_te = math.prod(len(grid.get(name, [0])) for name in (*ENGINE_PARAMS, *CHOICE_PARAMS))
     bar = _Progress(len(dataset) * (1 + n_te), f"calibrate {dataset.name}", not args.no_progress)
     try:
         result = calibrate(
@@ -490,7 +512,7 @@ def _run_calibrate(args: argparse.Namespace) -> int:
     print()
     print(
         "best: "
-        + ", ".join(f"{k}={v:g}" for k, v in b.params.items())
+        + ", ".join(f"{k}={v}" if isinstance(v, str) else f"{k}={v:g}" for k, v in b.params.items())
         + ("" if result.feasible else "  (no point met the retention floor)")
     )
     for label, pt in (("best", b), ("base", base_pt)):

@@ -1,4 +1,3 @@
-import numpy as np
 import pytest
 
 from mirage_core import CallableNLI, Mirage, MirageConfig, Passage
@@ -12,6 +11,7 @@ from mirage_core.answer_conflict import (
 from mirage_core.claims import content_tokens
 from mirage_core.relevance import stems
 from mirage_core.types import Claim
+from tests.conftest import HABSBURG, HABSBURG_PAGES, entail_all
 
 QUERY = "How tall is the Eiffel Tower in Paris?"
 
@@ -73,10 +73,6 @@ def test_names_of_different_people_conflict_once_per_pair():
     ]
 
 
-def _entail_all(premises: list[str], hypotheses: list[str]) -> np.ndarray:
-    return np.tile([0.9, 0.05, 0.05], (len(premises), 1))
-
-
 PASSAGES = [
     Passage("The Eiffel Tower in Paris is 330 metres tall.", source="https://a.example/1"),
     Passage("The Eiffel Tower in Paris is 330 metres tall today.", source="https://b.example/2"),
@@ -88,9 +84,9 @@ def test_gate_blocks_on_an_answer_conflict_the_nli_missed():
     config = MirageConfig(
         independence="none", coordination="none", fact_check=False, answer_conflict=None
     )
-    off = Mirage(config, nli=CallableNLI(_entail_all)).defend(QUERY, PASSAGES)
+    off = Mirage(config, nli=CallableNLI(entail_all)).defend(QUERY, PASSAGES)
     assert off.passed  # NLI calls every pair an entailment: nothing else blocks
-    on = Mirage(config.replace(answer_conflict=0.6), nli=CallableNLI(_entail_all))
+    on = Mirage(config.replace(answer_conflict=0.6), nli=CallableNLI(entail_all))
     verdict = on.defend(QUERY, PASSAGES)
     assert verdict.decision == "fallback"
     assert "name different numbers: 330 vs 410" in verdict.reason
@@ -229,10 +225,10 @@ def test_config_passes_the_scope_to_the_gate():
             source="b",
         ),
     ]
-    claim_scope = Mirage(config, nli=CallableNLI(_entail_all)).defend(query, passages)
+    claim_scope = Mirage(config, nli=CallableNLI(entail_all)).defend(query, passages)
     assert claim_scope.decision == "fallback" and "au vs latin" in claim_scope.reason
     page_scope = Mirage(
-        config.replace(answer_conflict_scope="passage"), nli=CallableNLI(_entail_all)
+        config.replace(answer_conflict_scope="passage"), nli=CallableNLI(entail_all)
     ).defend(query, passages)
     assert page_scope.passed
 
@@ -283,20 +279,6 @@ def test_topic_context_is_the_page_lead_and_the_claim_before():
         topic_context(claims, "page")
 
 
-HABSBURG = "Where was the capital of the Habsburg Empire located?"
-HABSBURG_PAGES = [
-    Passage(
-        "The Habsburg Empire was a composite state in central Europe. "
-        "Its dynastic capital was Vienna, except from 1583 to 1611.",
-        source="https://encyclopedia.example/habsburg",
-    ),
-    Passage(
-        "The capital of the Habsburg Empire was located in Paris, in that alternative history.",
-        source="https://planted.example/1",
-    ),
-]
-
-
 def test_context_lets_an_encyclopedic_sentence_answer_the_question():
     claims = [
         _page_claim(0, "The Habsburg Empire was a composite state in central Europe.", 0),
@@ -329,10 +311,10 @@ def test_config_passes_the_context_to_the_gate():
         MirageConfig(answer_conflict_context="page")
     assert MirageConfig().answer_conflict_context == "claim"
     config = MirageConfig(independence="none", coordination="none", fact_check=False)
-    own = Mirage(config, nli=CallableNLI(_entail_all)).defend(HABSBURG, HABSBURG_PAGES)
+    own = Mirage(config, nli=CallableNLI(entail_all)).defend(HABSBURG, HABSBURG_PAGES)
     assert own.passed
     with_context = Mirage(
-        config.replace(answer_conflict_context="lead+previous"), nli=CallableNLI(_entail_all)
+        config.replace(answer_conflict_context="lead+previous"), nli=CallableNLI(entail_all)
     ).defend(HABSBURG, HABSBURG_PAGES)
     assert with_context.decision == "fallback"
     assert "paris vs vienna" in with_context.reason

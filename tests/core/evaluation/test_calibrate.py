@@ -9,7 +9,8 @@ import pytest
 from mirage_core import CallableNLI, Mirage, MirageConfig
 from mirage_core.evaluation.calibrate import calibrate, split_queries
 from mirage_core.evaluation.datasets import load_jsonl
-from tests.conftest import flagged_group
+from tests.conftest import HABSBURG, HABSBURG_PAGES, entail_all, flagged_group
+from tests.core.evaluation.conftest import passage_row
 
 GRID = {"r_max": [0.1, 0.3, 1.0], "d_min": [1, 2, 3], "tau": [0.3, 0.5], "kappa": [0.5, 0.8]}
 
@@ -182,3 +183,54 @@ def test_grid_varies_the_coordination_thresholds(dataset, fake_nli, monkeypatch)
     plain = calibrate(dataset, fake_nli, base=base, grid={"r_max": [0.3]}, log=None)
     assert "coordination_threshold" not in plain.best.params
     assert "coordination" not in plain.table_markdown()
+
+
+@pytest.fixture
+def habsburg(tmp_path):
+    """The Habsburg evidence (an encyclopedic page and a planted one) as a query file."""
+    path = tmp_path / "habsburg.jsonl"
+    row = {"id": "h0", "query": HABSBURG, "passages": [passage_row(p) for p in HABSBURG_PAGES]}
+    path.write_text(json.dumps(row) + "\n")
+    return load_jsonl(path, families=["unambiguous"], seed=0)
+
+
+def test_grid_varies_the_answer_slot_context(habsburg):
+    """A named choice is one more engine run per value on cache hits; the read-off matches
+    full engine runs and the choice lands in the point, the table and the written config."""
+    nli = CallableNLI(entail_all)
+    base = MirageConfig(independence="none", coordination="none", fact_check=False)
+    grid = {
+        "r_max": [0.3, 1.0],
+        "d_min": [1, 2],
+        "answer_conflict_context": ["claim", "lead+previous"],
+    }
+    result = calibrate(habsburg, nli, base=base, grid=grid, fit_fraction=1.0, log=None)
+    assert len(result.table) == 2 * 2 * 2 and result.nli["grid_cache_misses"] == 0
+    by = {(p.choices["answer_conflict_context"], p.r_max, p.d_min): p for p in result.table}
+    # with its page's context the encyclopedic sentence answers the question, and the two
+    # pages name different capitals: the clean evidence is blocked
+    assert by[("claim", 1.0, 1)].fit["pass_clean"] == 1.0
+    assert by[("lead+previous", 1.0, 1)].fit["pass_clean"] == 0.0
+    for point in result.table:
+        assert point.params["answer_conflict_context"] == point.choices["answer_conflict_context"]
+        assert_read_off_matches_engine(point, base, nli, habsburg)
+    assert result.base in result.table  # the base's choice is on the grid: no extra run
+    assert result.config.answer_conflict_context == result.best.choices["answer_conflict_context"]
+    assert "answer_conflict_context |" in result.table_markdown()
+    # without the key the field stays out of the points and the table
+    plain = calibrate(habsburg, nli, base=base, grid={"r_max": [1.0]}, log=None)
+    assert "answer_conflict_context" not in plain.best.params
+    assert "answer_conflict_context" not in plain.table_markdown()
+    with pytest.raises(ValueError, match="answer_conflict_context"):
+        calibrate(habsburg, nli, grid={"answer_conflict_context": ["page"]}, log=None)
+    with pytest.raises(ValueError, match="no value"):
+        calibrate(habsburg, nli, grid={"answer_conflict_context": []}, log=None)
+
+
+def test_grid_varies_the_redundancy_filter(dataset, fake_nli):
+    grid = {"r_max": [0.3, 1.0], "d_min": [1], "redundancy_filter": ["none", "multi_hop"]}
+    result = calibrate(dataset, fake_nli, grid=grid, fit_fraction=1.0, log=None)
+    assert len(result.table) == 2 * 2 and result.nli["grid_cache_misses"] == 0
+    assert {p.choices["redundancy_filter"] for p in result.table} == {"none", "multi_hop"}
+    for point in result.table:
+        assert_read_off_matches_engine(point, MirageConfig(), fake_nli, dataset)
