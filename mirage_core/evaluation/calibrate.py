@@ -43,6 +43,7 @@ from mirage_core.pollution.families import rng_for
 from mirage_core.quarantine import gate_d_min
 
 __all__ = [
+    "CHOICE_PARAMS",
     "DEFAULT_GRID",
     "ENGINE_PARAMS",
     "GRID_PARAMS",
