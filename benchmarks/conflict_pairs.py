@@ -20,8 +20,10 @@ each called at κ 0.5 / 0.8, and the conflicts' recall at the thresholds that ca
 the agreement pairs. A second table asks the same of the answer-slot rule
 (:mod:`mirage_core.answer_conflict`, no model): the share of each kind of pair it calls at each
 ``--shares`` value of ``MirageConfig.answer_conflict``, alone and together with the NLI model at
-κ 0.8 (either calls the pair). Claims come from the default ``MirageConfig()``'s claim extraction (the
-NLI scores of the defense run that labels them are never used). Benchmark data measures the
+κ 0.8 (either calls the pair); a third, the rule with each claim's page context
+(``answer_conflict_context="lead+previous"``: the page's first claim and the claim before it
+count towards restating the question). Claims come from the default ``MirageConfig()``'s
+claim extraction (the NLI scores of the defense run that labels them are never used). Benchmark data measures the
 model here; nothing is fit.
 
     PYTHONPATH=.:benchmarks python benchmarks/conflict_pairs.py [--model DIR ...] \
@@ -35,6 +37,7 @@ import os
 import random
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -42,15 +45,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _pair_store import PersistentEmbedder
 from scoreboard import add_dataset_args, answer_bearing, dataset_loaders
 
-from mirage_core.answer_conflict import answer_conflicts
+from mirage_core.answer_conflict import answer_conflicts, topic_context
 from mirage_core.config import MirageConfig
 from mirage_core.evaluation.calibrate import split_queries
 from mirage_core.evaluation.harness import run_benchmark
 from mirage_core.nli.base import CallableNLI
 from mirage_core.types import Claim
 
-#: (query, claim, claim from another source)
-Pair = tuple[str, Claim, Claim]
+
+class Pair(NamedTuple):
+    """A claim and a claim from another source, for one query, with each claim's page context
+    (:func:`mirage_core.answer_conflict.topic_context`)."""
+
+    query: str
+    left: Claim
+    right: Claim
+    left_context: frozenset[str]
+    right_context: frozenset[str]
 
 
 def _neutral(premises: list[str], hypotheses: list[str]) -> np.ndarray:
@@ -84,21 +95,24 @@ def collect_pairs(args: argparse.Namespace) -> dict[str, tuple[list[Pair], list[
         )
         for rec in res.records:
             v = rec.verdicts["mirage"]
+            ctx = topic_context(v.claims)
             conflicts, agreement = out["fit" if rec.qid in fit else "report"]
+
+            def pair(a: int, b: int, rec=rec, v=v, ctx=ctx) -> Pair:
+                return Pair(rec.query, v.claims[a], v.claims[b], ctx[a], ctx[b])
+
             if wanted == "mixed":
                 gold, poison = answer_bearing(rec, v.claims)
-                conflicts.extend(
-                    (rec.query, v.claims[g], v.claims[p]) for g in gold for p in poison
-                )
+                conflicts.extend(pair(g, p) for g in gold for p in poison)
                 continue
             best: dict[str, tuple[float, int]] = {}
             for i, c in enumerate(v.claims):
                 rel = float(v.relevance[i]) if v.relevance is not None else 1.0
                 if rel >= 0.5 and rel > best.get(c.source, (-1.0, -1))[0]:
                     best[c.source] = (rel, i)
-            top = [v.claims[i] for _, i in best.values()]
+            top = [i for _, i in best.values()]
             agreement.extend(
-                (rec.query, top[a], top[b]) for a in range(len(top)) for b in range(a + 1, len(top))
+                pair(top[a], top[b]) for a in range(len(top)) for b in range(a + 1, len(top))
             )
         print(f"{name}: {len(ds.instances)} sets", file=sys.stderr, flush=True)
     rng = random.Random(args.seed)
@@ -112,18 +126,31 @@ def p_contra(nli: object, pairs: list[Pair]) -> np.ndarray:
     """Mean of the two directions' p_contra of each pair."""
     if not pairs:
         return np.zeros(0)
-    a = [x.text for _, x, _ in pairs]
-    b = [y.text for _, _, y in pairs]
+    a = [p.left.text for p in pairs]
+    b = [p.right.text for p in pairs]
     probs = np.asarray(nli.predict(a + b, b + a))  # type: ignore[attr-defined]
     n = len(pairs)
     return (probs[:n, 2] + probs[n:, 2]) / 2
 
 
-def rule_calls(pairs: list[Pair], share: float) -> np.ndarray:
+def rule_calls(pairs: list[Pair], share: float, context: bool = False) -> np.ndarray:
     """Whether the answer-slot rule at ``MirageConfig.answer_conflict = share`` calls each pair
-    (both claims on the question, disjoint facts of one kind)."""
+    (both claims on the question, disjoint facts of one kind); ``context``: each claim also
+    counts its page context (``answer_conflict_context="lead+previous"``)."""
     return np.array(
-        [bool(answer_conflicts(q, [a, b], [0, 1], share)) for q, a, b in pairs], dtype=bool
+        [
+            bool(
+                answer_conflicts(
+                    p.query,
+                    [p.left, p.right],
+                    [0, 1],
+                    share,
+                    context=[p.left_context, p.right_context] if context else None,
+                )
+            )
+            for p in pairs
+        ],
+        dtype=bool,
     )
 
 
@@ -196,6 +223,20 @@ def main(argv: list[str] | None = None) -> int:
                         f"{(rc | (pc >= 0.8)).mean():.1%} / {(ra | (pa >= 0.8)).mean():.1%}"
                     )
             print("| " + " | ".join(cells) + " |")
+    print()
+    print(
+        '| answer-slot rule (share), answer_conflict_context="lead+previous" / split '
+        "| conflicts called | agreement called |"
+    )
+    print("|---|---|---|")
+    for share in shares:
+        for sp in ("fit", "report"):
+            conflicts, agreement = pairs[sp]
+            rc = rule_calls(conflicts, share, context=True)
+            ra = rule_calls(agreement, share, context=True)
+            print(
+                f"| {share:g} / {sp} | {rc.mean():.1%} of {rc.size} | {ra.mean():.1%} of {ra.size} |"
+            )
     return 0
 
 
