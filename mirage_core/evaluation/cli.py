@@ -41,7 +41,6 @@ def _comma_list(convert: Any, what: str) -> Any:
 
 _floats = _comma_list(float, "numbers")
 _ints = _comma_list(int, "integers")
-_names = _comma_list(lambda x: x.strip(), "names")
 
 
 def _names(text: str) -> list[str]:
