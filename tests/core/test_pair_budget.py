@@ -9,6 +9,7 @@ from mirage_core import Mirage, MirageConfig, Passage
 from mirage_core.pair_budget import apply_budget, partner_ranks
 from mirage_core.pairs import candidate_pairs, rank_by_similarity
 from mirage_core.types import Claim
+from tests.conftest import entail_all
 
 
 def claim(i: int, tokens: str, source: str) -> Claim:
@@ -95,7 +96,7 @@ def test_defend_scores_only_budgeted_pairs_in_both_directions():
     class Entail:  # no cache: every pair the engine sends is seen
         def predict(self, premises, hypotheses):
             seen.extend(zip(premises, hypotheses, strict=True))
-            return np.tile([0.9, 0.05, 0.05], (len(premises), 1))
+            return entail_all(premises, hypotheses)
 
     text = "The bridge opened in 1932 over the river. The bridge carries eight lanes of traffic."
     passages = [Passage(text, source=f"https://site{i}.example/a") for i in range(8)]

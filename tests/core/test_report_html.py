@@ -22,6 +22,7 @@ import pytest
 
 from mirage_core import CallableNLI, Mirage, MirageConfig, Passage, cli
 from mirage_core.report_html import render_html
+from tests.conftest import entail_all
 
 ROOT = Path(__file__).resolve().parents[2]
 EIFFEL = ROOT / "examples" / "data" / "eiffel_tower.jsonl"
@@ -280,7 +281,7 @@ def test_non_claims_and_query_relevance_are_shown(mirage, polluted_passages):
 
 
 def test_answer_conflicts_are_listed_with_links_to_their_claims():
-    entail = CallableNLI(lambda p, h: np.tile([0.9, 0.05, 0.05], (len(p), 1)))
+    entail = CallableNLI(entail_all)
     passages = [
         Passage("The Eiffel Tower was completed in 1889.", source="https://a.example/1"),
         Passage("The Eiffel Tower was completed in 1889, on time.", source="https://b.example/2"),
