@@ -454,9 +454,18 @@ def calibrate(
     base_point = next((p for p in table if p.key() == base_key), None)
     if base_point is None:  # the base is outside the grid: score it from a dedicated run
         base_point = _score_config(
-            base, instances, polluted, corr, backend, shared, split, objective, qa, batch_size
+            base,
+            instances,
+            polluted,
+            corr,
+            backend,
+            shared,
+            split,
+            objective,
+            qa,
+            batch_size,
+            varied,
         )
-        base_point.choices = {name: getattr(base, name) for name in varied}
     config = base.replace(**best.params)
     return CalibrationResult(
         config=config,
@@ -483,7 +492,7 @@ def calibrate(
 
 
 def _score_config(
-    cfg, instances, polluted, corr, backend, embedder, split, objective, qa, batch_size
+    cfg, instances, polluted, corr, backend, embedder, split, objective, qa, batch_size, varied=()
 ) -> GridPoint:
     verdicts = _batched(Mirage(cfg, nli=backend, embedder=embedder), instances, batch_size, None)
     n = len(verdicts)
@@ -531,6 +540,7 @@ def _score_config(
         held,
         cfg.coordination_threshold,
         cfg.coordination_isolated_threshold,
+        {name: getattr(cfg, name) for name in varied},  # the choices the grid varied
     )
 
 

@@ -215,6 +215,11 @@ def test_grid_varies_the_answer_slot_context(habsburg):
         assert point.params["answer_conflict_context"] == point.choices["answer_conflict_context"]
         assert_read_off_matches_engine(point, base, nli, habsburg)
     assert result.base in result.table  # the base's choice is on the grid: no extra run
+    # a base outside the grid (r_max 0.3 not listed) is scored by its own run, its choice kept
+    off = dict(grid, r_max=[1.0])
+    outside = calibrate(habsburg, nli, base=base, grid=off, fit_fraction=1.0, log=None)
+    assert outside.base not in outside.table
+    assert outside.base.choices == {"answer_conflict_context": "claim"}
     assert result.config.answer_conflict_context == result.best.choices["answer_conflict_context"]
     assert "answer_conflict_context |" in result.table_markdown()
     # without the key the field stays out of the points and the table
