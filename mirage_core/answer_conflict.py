@@ -205,7 +205,7 @@ def answer_conflicts(
     claim's whole passage (every claim of ``claims`` with its ``passage_index``), so "The
     symbol comes from aurum, the Latin word for gold" does not conflict with "gold (Au,
     element 79)" when its own page says Au in another sentence. Measured on the scoreboard
-    (session 12, candidate ``ac-passage``), it spares no more honest evidence on the fit split
+    (``docs/decisions.md``), it spares no more honest evidence on the fit split
     and lets more planted answers through: the honest page names *some* fact of the planted
     claim somewhere (the wrong answer, "close to the border with Kenya", or the subject the
     poison names beside it), so ``"claim"`` is the default.

@@ -1,4 +1,4 @@
-"""Stage 1: split passages into sentence-level claims and give each its content tokens.
+"""Claims: split passages into sentence-level claims and give each its content tokens.
 
 Sentence splitting uses pysbd (rule-based, Golden-Rules tested: abbreviations, decimals,
 quotes, ellipses; it also ends sentences at CJK ``。！？``). Spans are re-located in the

@@ -1,4 +1,4 @@
-"""The fact-conflict check beside the NLI model (DESIGN.md §1.8).
+"""The fact-conflict check beside the NLI model (``docs/method.md``, options beyond the paper).
 
 NLI models, small and large, are weak at numbers and names: "born in 1961" vs "born in 1975"
 often comes out neutral. When two claims share most of their wording and differ, at the same

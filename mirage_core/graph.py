@@ -1,4 +1,4 @@
-"""Stage 3-4: the directed claim graph (NLI edge weights) and the claim scores s(c)."""
+"""The directed claim graph (NLI edge weights), its independence groups, n(c) and s(c)."""
 
 from __future__ import annotations
 
@@ -11,14 +11,22 @@ from scipy import sparse
 from mirage_core.config import MirageConfig
 from mirage_core.types import Claim
 
-__all__ = ["ClaimGraph", "claim_scores", "edge_weights", "support_counts", "symmetric_contra"]
+__all__ = [
+    "ClaimGraph",
+    "SourcedGraph",
+    "build_graph",
+    "claim_scores",
+    "edge_weights",
+    "support_counts",
+    "symmetric_contra",
+]
 
 
 def symmetric_contra(probs: np.ndarray, symmetry: str = "each") -> np.ndarray:
     """p_contra of each directed edge after combining the two directions of its pair.
 
     ``probs`` rows are every pair's ``a→b`` first, then every ``b→a`` (what
-    :meth:`ClaimGraph.build` takes). ``"each"`` keeps each direction's own value (the paper);
+    :meth:`ClaimGraph.build` takes). ``"each"`` keeps each direction's own value (the published method);
     ``"min"`` / ``"mean"`` / ``"max"`` give both directions the combined value.
     """
     p = probs[:, 2]
@@ -151,18 +159,46 @@ def support_counts(
 
 
 def claim_scores(
-    claims: Sequence[Claim],
-    n_support: np.ndarray,
-    config: MirageConfig,
-    trust_override: np.ndarray | None = None,
+    claims: Sequence[Claim], n_support: np.ndarray, config: MirageConfig
 ) -> np.ndarray:
     """s(c) = log(1 + n(c)) + α·trust(dom(c)) + β·r̃(c), with r̃ min-max normalized over the
-    query's claims (1.0 when scores are absent or all equal). ``trust_override`` replaces
-    trust where it is not NaN (claims of a coordinated group)."""
+    query's claims (1.0 when scores are absent or all equal)."""
     trust = np.array([config.trust_of(c.domain) for c in claims], dtype=np.float64)
-    if trust_override is not None:
-        trust = np.where(np.isnan(trust_override), trust, trust_override)
     raw = np.array([c.retrieval_score for c in claims], dtype=np.float64)
     lo, hi = (raw.min(), raw.max()) if raw.size else (0.0, 0.0)
     r_norm = (raw - lo) / (hi - lo) if hi - lo > 1e-12 else np.ones_like(raw)
-    return np.log1p(n_support) + config.alpha * trust + config.beta * r_norm
+    return np.log1p(n_support) + config.method.alpha * trust + config.method.beta * r_norm
+
+
+@dataclass(frozen=True)
+class SourcedGraph:
+    """The claim graph with each claim's independence group (``groups`` index
+    ``group_names``) and n(c), its count of corroborating groups."""
+
+    graph: ClaimGraph
+    groups: np.ndarray
+    group_names: np.ndarray
+    support: np.ndarray
+
+
+def build_graph(
+    claims: Sequence[Claim],
+    left: np.ndarray,
+    right: np.ndarray,
+    probs: np.ndarray,
+    conflict: np.ndarray | None,
+    config: MirageConfig,
+) -> SourcedGraph:
+    """NLI edges of the scored pairs (``probs``: both directions, left→right first), support
+    inside one independence group removed, and n(c)."""
+    n = len(claims)
+    m = config.method
+    graph = (
+        ClaimGraph.build(n, left, right, probs, m.kappa, conflict, m.contradiction_symmetry)
+        if len(left)
+        else ClaimGraph.empty(n)
+    )
+    group_names, groups = np.unique([c.group for c in claims], return_inverse=True)
+    if config.independence != "none":
+        graph = graph.without_support_within(groups)
+    return SourcedGraph(graph, groups, group_names, support_counts(graph, groups))

@@ -10,11 +10,10 @@ n(c) and d_src count groups, and support inside a group is no corroboration.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["CoordinatedGroup", "coordination_report", "independence_groups", "publishers_of"]
+__all__ = ["independence_groups", "publishers_of"]
 
 
 def publishers_of(
@@ -48,7 +47,7 @@ def independence_groups(
 ) -> list[str]:
     """A group label per passage.
 
-    ``"none"``: every source on its own (the paper). ``"domain"``: one group per domain.
+    ``"none"``: every source on its own (the published method). ``"domain"``: one group per domain.
     ``"embedding"``: passages of one domain form a group, then groups are merged
     agglomeratively while the most similar pair of groups reaches ``threshold`` by
     ``linkage``: ``"average"`` (mean cosine between their passages), ``"complete"`` (the
@@ -118,87 +117,3 @@ _LINKAGES = {
     "complete": lambda a, b, na, nb: np.minimum(a, b),
     "single": lambda a, b, na, nb: np.maximum(a, b),
 }
-
-
-@dataclass(frozen=True, slots=True)
-class CoordinatedGroup:
-    """A group of passages tighter than this query's evidence usually is.
-
-    ``z`` compares the group's mean internal cosine (between its passages of different
-    domains; NaN for a one-publisher group) with the median and MAD of the query's
-    other passage pairs (NaN baseline when the group is all the evidence); ``tight`` means
-    ``z`` reached the threshold; ``contradicts`` lists the groups its claims contradict.
-    ``flagged`` means both: unusually tight *and* in conflict with other sources.
-    """
-
-    group: str
-    passages: tuple[int, ...]
-    mean_cosine: float
-    query_median: float
-    query_mad: float
-    z: float
-    contradicts: tuple[str, ...]
-    tight: bool
-    flagged: bool
-
-
-def coordination_report(
-    group_of_passage: Sequence[str],
-    passage_ids: Sequence[int],
-    embeddings: np.ndarray,
-    contradicting: dict[str, set[str]],
-    z_threshold: float,
-    domains: Sequence[str] | None = None,
-) -> list[CoordinatedGroup]:
-    """Score every multi-passage group: a robust z of its internal similarity against the
-    query's other passage pairs (those not both inside the group), so a group that makes up
-    most of the evidence cannot set its own baseline.
-
-    With ``domains``, internal similarity is measured over pairs of *different* domains only:
-    pages of one publisher share templates and topics, and are one source anyway; a group
-    of one publisher is never called coordinated."""
-    n = len(group_of_passage)
-    sims = embeddings @ embeddings.T
-    labels = np.asarray(group_of_passage)
-    iu, ju = np.triu_indices(n, k=1)
-    if domains is None:
-        cross_domain = np.ones(iu.size, dtype=bool)
-    else:
-        dom = np.asarray(domains)
-        cross_domain = dom[iu] != dom[ju]
-    out = []
-    for group in dict.fromkeys(group_of_passage):
-        inside = labels == group
-        members = np.flatnonzero(inside)
-        if members.size < 2:
-            continue
-        both = inside[iu] & inside[ju]
-        internal, baseline = (
-            sims[iu[both & cross_domain], ju[both & cross_domain]],
-            sims[iu[~both], ju[~both]],
-        )
-        if internal.size == 0:  # one publisher: nothing to call coordinated
-            mean, median, mad, z = float("nan"), float("nan"), float("nan"), 0.0
-        elif baseline.size:
-            mean = float(internal.mean())
-            median = float(np.median(baseline))
-            mad = float(np.median(np.abs(baseline - median))) * 1.4826
-            z = (mean - median) / max(mad, 0.02)  # floor: evidence whose passages are all alike
-        else:  # the group is all the evidence: nothing to compare with
-            mean = float(internal.mean())
-            median, mad, z = float("nan"), float("nan"), 0.0
-        others = tuple(sorted(contradicting.get(group, set())))
-        out.append(
-            CoordinatedGroup(
-                group=group,
-                passages=tuple(int(passage_ids[m]) for m in members),
-                mean_cosine=round(mean, 4),
-                query_median=round(median, 4),
-                query_mad=round(mad, 4),
-                z=round(float(z), 3),
-                contradicts=others,
-                tight=bool(z >= z_threshold),
-                flagged=bool(z >= z_threshold and others),
-            )
-        )
-    return out

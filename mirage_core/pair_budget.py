@@ -21,11 +21,14 @@ Both directions of a kept pair are still scored. All of it is vectorized over pa
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from mirage_core.pairs import CandidatePairs
 from mirage_core.types import Claim
+
+if TYPE_CHECKING:  # pairs.build_pairs applies the budget: no import at run time
+    from mirage_core.pairs import CandidatePairs
 
 __all__ = ["apply_budget", "partner_ranks"]
 

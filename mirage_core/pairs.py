@@ -1,4 +1,4 @@
-"""Stage 2: candidate pairs of claims from different sources, by token containment overlap.
+"""Pairing: candidate pairs of claims from different sources, by token containment overlap.
 
 overlap(i, j) = |T_i ∩ T_j| / min(|T_i|, |T_j|), computed for all claims at once from a sparse
 token-incidence matrix X (claims × vocabulary): X·Xᵀ holds every intersection size.
@@ -6,15 +6,27 @@ token-incidence matrix X (claims × vocabulary): X·Xᵀ holds every intersectio
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
 
+from mirage_core.config import MirageConfig
+from mirage_core.evidence import EmbedFn, Evidence, embed_under_policy
+from mirage_core.factcheck import fact_conflict
+from mirage_core.pair_budget import apply_budget
 from mirage_core.types import Claim
 
-__all__ = ["CandidatePairs", "add_paraphrase_pairs", "candidate_pairs", "rank_by_similarity"]
+__all__ = [
+    "CandidatePairs",
+    "add_paraphrase_pairs",
+    "build_pairs",
+    "candidate_pairs",
+    "fact_conflicts",
+    "rank_by_similarity",
+]
 
 
 @dataclass(frozen=True)
@@ -149,3 +161,50 @@ def rank_by_similarity(pairs: CandidatePairs, embeddings: np.ndarray) -> Candida
     cos = np.einsum("ij,ij->i", embeddings[pairs.left], embeddings[pairs.right]).astype(np.float64)
     order = np.lexsort((pairs.right, pairs.left, -cos))
     return pairs.take(order, cos[order])
+
+
+def fact_conflicts(
+    pairs: CandidatePairs, claims: Sequence[Claim], config: MirageConfig
+) -> np.ndarray | None:
+    """Per pair: do its sentences differ in a fact of the same position (the fact check; only
+    pairs of overlap ≥ ``fact_overlap``)? ``None`` when the check is off or there are no pairs."""
+    m = config.method
+    if not m.fact_check or not len(pairs):
+        return None
+    return np.array(
+        [
+            ov >= m.fact_overlap
+            and fact_conflict(claims[a].text, claims[b].text, m.fact_kinds, m.fact_similarity)
+            for a, b, ov in zip(pairs.left, pairs.right, pairs.overlap, strict=True)
+        ],
+        dtype=bool,
+    )
+
+
+def build_pairs(
+    evidence: Evidence, config: MirageConfig, embed: EmbedFn | None
+) -> tuple[CandidatePairs | None, np.ndarray | None]:
+    """Candidates by token overlap → paraphrase pairs and embedding ranking (when configured)
+    → the pair budget → the fact check. Returns ``(pairs, fact conflict per pair)``; pairs are
+    ``None`` when a failed claim embedding ended the query (``evidence.early_reason``)."""
+    t0 = time.perf_counter()
+    embed_before = evidence.timings.get("embed", 0.0)
+    m = config.method
+    claims = evidence.claims
+    pairs = candidate_pairs(claims, m.tau)
+    rank_by_embedding = m.partner_ranking == "embedding" and config.partners_per_claim
+    if (m.paraphrase_pairs or rank_by_embedding) and embed is not None:
+        vectors = embed_under_policy(embed, [c.text for c in claims], config, evidence)
+        if evidence.early_reason is not None:
+            return None, None
+        if vectors is not None and m.paraphrase_pairs:
+            pairs = add_paraphrase_pairs(pairs, claims, vectors, m.paraphrase_threshold)
+        if vectors is not None and rank_by_embedding:
+            pairs = rank_by_similarity(pairs, vectors)
+    pairs = apply_budget(
+        pairs, claims, config.partners_per_claim, config.max_pairs, evidence.relevance
+    )
+    conflict = fact_conflicts(pairs, claims, config)
+    claim_embed = evidence.timings.get("embed", 0.0) - embed_before
+    evidence.timings["pairs"] = time.perf_counter() - t0 - claim_embed
+    return pairs, conflict

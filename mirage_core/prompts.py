@@ -1,4 +1,4 @@
-"""Prompts of the two routes (DESIGN.md §1.7), as plain format strings any framework can wrap.
+"""Prompts of the two routes (``docs/method.md``, prompts), as plain format strings any framework can wrap.
 
 Verified route: the claims of S*, grouped by source and quoted as data, never as instructions,
 with refutation prompting (disregard a claim known to be false). Fallback route: no retrieved

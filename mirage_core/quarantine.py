@@ -29,10 +29,13 @@ from typing import Any
 
 import numpy as np
 
+from mirage_core.config import MirageConfig
 from mirage_core.graph import ClaimGraph, support_counts
+from mirage_core.records import CoordinationRecord
 from mirage_core.types import Claim
 
 __all__ = [
+    "apply_quarantine",
     "conflict_weight",
     "gate_d_min",
     "outside_support",
@@ -114,3 +117,35 @@ def conflict_weight(graph: ClaimGraph, quarantined: np.ndarray) -> np.ndarray:
     :func:`quarantine_eligible` returns), else 1.0: the contradiction gate's edge weight under
     ``quarantined_conflicts="ignore"``."""
     return (~(quarantined[graph.premise] | quarantined[graph.hypothesis])).astype(np.float64)
+
+
+def apply_quarantine(
+    flagged: Sequence[Any],
+    claims: Sequence[Claim],
+    graph: ClaimGraph,
+    groups: np.ndarray,
+    config: MirageConfig,
+) -> tuple[np.ndarray, np.ndarray, CoordinationRecord]:
+    """``(eligible, quarantined, record)``: groups that contradict themselves are released,
+    the claims of the remaining flagged passages need ``coordinated_min_support`` supporters
+    outside them to be eligible for S*."""
+    m = config.method
+    kept, released = release_self_contradicting(
+        flagged, claims, graph, m.coordination_self_conflict
+    )
+    eligible = np.ones(len(claims), dtype=bool)
+    quarantined = np.zeros(len(claims), dtype=bool)
+    passages: tuple[int, ...] = ()
+    if kept and m.coordinated_min_support:
+        flagged_passages = {p for g in kept for p in g.passages}
+        eligible, quarantined = quarantine_eligible(
+            claims, graph, groups, flagged_passages, m.coordinated_min_support
+        )
+        passages = tuple(sorted(flagged_passages))
+    record = CoordinationRecord(
+        signals=tuple(kept),
+        released=tuple(tuple(g.passages) for g in released),
+        passages=passages,
+        quarantined_claims=int(quarantined.sum()),
+    )
+    return eligible, quarantined, record

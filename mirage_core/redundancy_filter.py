@@ -29,7 +29,7 @@ the filter, and the verdict lists what was held back. Off by default (measured t
 pairs each add ``sgn(sim)·|sim|^p`` (p = 2) to both passages' frequency score; the ``N_adv``
 passages with the highest scores are held back (ties: lower index first).
 
-Re-implemented from the paper and its artifact (github.com/SecAI-Lab/RAGDefender:
+Re-implemented from the RAGDefender paper and its artifact (github.com/SecAI-Lab/RAGDefender:
 ``artifacts/main.py`` and the ``ragdefender`` package's ``grouping`` / ``identification``
 modules), with scikit-learn where the artifact uses it. Kept as in the artifact: the TF-IDF
 term presence test is a substring test, and the medians are torch's lower medians. One

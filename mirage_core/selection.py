@@ -1,11 +1,17 @@
-"""Stage 5: greedy maximization of F(S) = Σ s(c) + Σ_{edges in S} (w_supp − w_contr)."""
+"""Selection: greedy maximization of F(S) = Σ s(c) + Σ_{edges in S} (w_supp − w_contr)."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 from scipy import sparse
 
-__all__ = ["greedy_select"]
+from mirage_core.config import MirageConfig
+from mirage_core.graph import SourcedGraph, claim_scores
+from mirage_core.types import Claim
+
+__all__ = ["greedy_select", "select_claims"]
 
 
 def greedy_select(
@@ -30,3 +36,13 @@ def greedy_select(
         row = interaction.getrow(best)
         gain[row.indices] += row.data
     return picked
+
+
+def select_claims(
+    claims: Sequence[Claim], sourced: SourcedGraph, allowed: np.ndarray, config: MirageConfig
+) -> tuple[list[int], np.ndarray]:
+    """``(S* in pick order, s(c))``: claims with ``min_support`` corroborating groups that the
+    quarantine ``allowed``, picked greedily."""
+    scores = claim_scores(claims, sourced.support, config)
+    eligible = (sourced.support >= config.min_support) & allowed
+    return greedy_select(scores, sourced.graph.interaction_matrix(), eligible), scores

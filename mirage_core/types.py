@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
 
-__all__ = ["Claim", "Passage", "PassageLike", "to_passage"]
+__all__ = ["Claim", "Passage", "PassageLike", "check_query", "to_passage", "to_passages"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,3 +128,18 @@ class Claim:
     @property
     def span(self) -> tuple[int, int]:
         return (self.start, self.end)
+
+
+def check_query(query: object) -> str:
+    if not isinstance(query, str):
+        raise TypeError(f"query must be str, got {type(query).__name__}")
+    return query
+
+
+def to_passages(passages: object) -> list[Passage]:
+    """The caller's passages as :class:`Passage` objects (new objects; the input is not changed)."""
+    if isinstance(passages, str | bytes) or not isinstance(passages, Sequence):
+        raise TypeError(
+            f"passages must be a list of Passage / str / mapping, got {type(passages).__name__}"
+        )
+    return [to_passage(p) for p in passages]

@@ -4,17 +4,27 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from mirage_core.graph import ClaimGraph
+from mirage_core.records import CoordinationRecord, HeldBack, NonClaim, RuleOutcome, Tie
 from mirage_core.types import Claim
 
-__all__ = ["Decision", "Edge", "Verdict", "VerifiedPassage"]
+if TYPE_CHECKING:
+    from mirage_core.answer_conflict import AnswerConflict
+    from mirage_core.config import MirageConfig
+    from mirage_core.evidence import Evidence
+    from mirage_core.pairs import CandidatePairs
+
+__all__ = ["SCHEMA_VERSION", "Decision", "Edge", "Verdict", "VerifiedPassage", "make_verdict"]
 
 Decision = Literal["verified", "fallback"]
+
+#: The layout of :meth:`Verdict.to_dict` (``docs/report.md`` lists its keys).
+SCHEMA_VERSION = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,9 +98,26 @@ class Verdict:
     timings: dict[str, float] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
     nli_error: str | None = None
-    extras: dict[str, Any] = field(default_factory=dict)
     #: Each claim's relevance to the query in [0, 1] (``None``: relevance off, all count fully).
     relevance: np.ndarray | None = None
+    #: The source count the gate asked of S*: ``coordinated_d_min`` after a quarantine, else
+    #: ``d_min``.
+    d_min_applied: int | None = None
+    #: Every gate rule's outcome, in the order they ran.
+    gate: tuple[RuleOutcome, ...] = ()
+    #: What the coordination signals flagged and the quarantine did (``None``: signals off or
+    #: nothing flagged).
+    coordination: CoordinationRecord | None = None
+    #: Pairs of verified claims that answer the question differently (the answer-slot rule).
+    answer_conflicts: tuple[AnswerConflict, ...] = ()
+    #: The two sides of a tie with S*, when the tie rule blocked.
+    tie: Tie | None = None
+    #: What the redundancy filter held back.
+    held_back: HeldBack | None = None
+    #: Sentences that assert nothing, skipped as claims.
+    non_claims: tuple[NonClaim, ...] = ()
+    #: Independence group -> the caller's passage indices (``None`` with ``independence="none"``).
+    groups: dict[str, tuple[int, ...]] | None = None
 
     # -- views -------------------------------------------------------------------------
     @property
@@ -98,10 +125,28 @@ class Verdict:
         return self.decision == "verified"
 
     @property
-    def d_min_applied(self) -> int | None:
-        """The source count the gate asked of S*: ``coordinated_d_min`` after a quarantine
-        (recorded in ``extras["d_min"]``), else the configured ``d_min``."""
-        return self.extras.get("d_min", self.thresholds.get("d_min"))
+    def extras(self) -> dict[str, Any]:
+        """The typed records as the verdict's JSON writes them (``to_dict()["extras"]``; keys
+        documented in ``docs/report.md``)."""
+        out: dict[str, Any] = {} if self.coordination is None else self.coordination.extras()
+        if self.d_min_applied is not None and self.d_min_applied != self.thresholds.get("d_min"):
+            out["d_min"] = self.d_min_applied
+        if self.answer_conflicts:
+            out["answer_conflicts"] = [asdict(c) for c in self.answer_conflicts]
+        if self.tie is not None:
+            out["tie"] = asdict(self.tie)
+        if self.held_back is not None:
+            held = self.held_back
+            out["redundancy"] = {
+                "n_adv": held.n_adv,
+                "passages": list(held.passages),
+                "held_claims": list(held.held_claims),
+            }
+        if self.non_claims:
+            out["non_claims"] = [asdict(n) for n in self.non_claims]
+        if self.groups is not None:
+            out["groups"] = {g: list(p) for g, p in self.groups.items()}
+        return out
 
     @property
     def verified_claims(self) -> list[Claim]:
@@ -164,6 +209,7 @@ class Verdict:
         """A JSON-safe dict (NaN becomes ``None``)."""
         selected = set(self.selected)
         data: dict[str, Any] = {
+            "schema_version": SCHEMA_VERSION,
             "query": self.query,
             "decision": self.decision,
             "reason": self.reason,
@@ -196,6 +242,7 @@ class Verdict:
             "warnings": list(self.warnings),
             "nli_error": self.nli_error,
             "extras": _json_safe(self.extras),
+            "gate": [asdict(o) for o in self.gate],
         }
         if include_edges:
             data["edges"] = [
@@ -257,133 +304,44 @@ class Verdict:
         return graph
 
     def explain(self, max_claims: int = 10) -> str:
-        """A plain-text account of the decision."""
-        lines = [
-            f"query: {self.query}",
-            f"decision: {self.decision.upper()} — {self.reason}",
-            f"claims: {len(self.claims)} from {self.n_passages} passage(s); "
-            f"NLI edges: {len(self.graph)}; r_contr={_fmt(self.r_contr)} (r_max={self.thresholds.get('r_max')}), "
-            f"d_src={self.d_src} (d_min={self.d_min_applied})",
-        ]
-        if self.selected:
-            lines.append(f"S* ({len(self.selected)} claims, pick order):")
-            for i in self.selected[:max_claims]:
-                c = self.claims[i]
-                lines.append(
-                    f"  [{i}] s={self.scores[i]:.2f} n={int(self.support[i])} {c.domain}: {_short(c.text)}"
-                )
-            if len(self.selected) > max_claims:
-                lines.append(f"  ... {len(self.selected) - max_claims} more")
-        lines += self._explain_independence()
-        contra = [e for e in self.edges if e.w_contr > 0]
-        if contra:
-            lines.append(f"contradictions ({len(contra)} directed edges), strongest:")
-            rel = self.relevance
+        """A plain-text account of the decision (:func:`mirage_core.explain.explain`)."""
+        from mirage_core.explain import explain
 
-            def weight(e: Edge) -> float:
-                # what the edge weighs in r_contr: its w_contr times its relevance
-                if rel is None:
-                    return e.w_contr
-                return e.w_contr * min(rel[e.premise], rel[e.hypothesis])
-
-            for e in sorted(contra, key=lambda e: -weight(e))[:5]:
-                tag = " (fact conflict)" if e.fact_conflict else ""
-                about = (
-                    ""
-                    if rel is None
-                    else f" relevance={min(rel[e.premise], rel[e.hypothesis]):.2f}"
-                )
-                lines.append(
-                    f"  [{e.premise}] {_short(self.claims[e.premise].text, 60)}  ⟂  "
-                    f"[{e.hypothesis}] {_short(self.claims[e.hypothesis].text, 60)}  "
-                    f"p_contra={e.p_contra:.2f} w_contr={e.w_contr:.2f}{about}{tag}"
-                )
-        skipped = self.extras.get("non_claims") or []
-        if skipped:
-            counts: dict[str, int] = {}
-            for item in skipped:
-                counts[item["reason"]] = counts.get(item["reason"], 0) + 1
-            lines.append(
-                f"not claims ({len(skipped)} sentences skipped): "
-                + ", ".join(f"{k} {v}" for k, v in counts.items())
-            )
-        for w in self.warnings:
-            lines.append(f"warning: {w}")
-        if self.timings:
-            lines.append(
-                "timings: " + ", ".join(f"{k}={v * 1000:.1f}ms" for k, v in self.timings.items())
-            )
-        return "\n".join(lines)
-
-    def _explain_independence(self) -> list[str]:
-        """Multi-passage independence groups, coordination figures, answer conflicts and a tie,
-        when present."""
-        lines = []
-        merged = {g: p for g, p in self.extras.get("groups", {}).items() if len(p) > 1}
-        if merged:
-            lines.append(
-                "independence groups (one source each): "
-                + "; ".join(f"{g} = passages {p}" for g, p in merged.items())
-            )
-        for g in self.extras.get("coordination", []):
-            if not g.get("tight"):
-                continue
-            what = "flagged (tight and contradicts " + ", ".join(g["contradicts"]) + ")"
-            lines.append(
-                f"coordination: {g['group']} passages {list(g['passages'])}: mean cosine "
-                f"{g['mean_cosine']:.2f} vs the query's median {_fmt(g['query_median'])} "
-                f"(z={g['z']:.1f}) — {what if g.get('flagged') else 'tight'}; its claims need "
-                "support from another group"
-            )
-        # Flagged groups are quarantined unless coordinated_min_support = 0 turned that off.
-        fate = "quarantined" if self.extras.get("coordinated_passages") else "flagged"
-        for g in self.extras.get("coordination_signals", []):
-            lines.append(f"coordination signals: {g['explain']} — {fate}")
-        if self.extras.get("conflicts_ignored"):
-            lines.append(
-                f"contradiction gate: {self.extras['conflicts_ignored']} contradiction edges of "
-                "quarantined passages left out of r_contr (quarantined_conflicts='ignore')"
-            )
-        for passages in self.extras.get("coordination_released", []):
-            lines.append(
-                f"coordination signals: passages {list(passages)} flagged but released: "
-                "they contradict each other (planted copies push one answer)"
-            )
-        for c in self.extras.get("answer_conflicts", []):
-            read = [c[side] for side in ("left", "right") if c.get(f"{side}_context")]
-            lines.append(
-                f"answer conflict: claims [{c['left']}] and [{c['right']}] both restate the "
-                "question"
-                + (
-                    f" ({', '.join(f'[{i}]' for i in read)} with its page's context)"
-                    if read
-                    else ""
-                )
-                + f" and name different {c['kind']}s: {', '.join(c['left_facts'])} vs "
-                f"{', '.join(c['right_facts'])}"
-            )
-        held = self.extras.get("redundancy")
-        if held:
-            lines.append(
-                f"redundancy filter: passages {held['passages']} held back as the estimated "
-                f"adversarial majority (N_adv={held['n_adv']}); {len(held['held_claims'])} "
-                "claims of S* not delivered"
-            )
-        tie = self.extras.get("tie")
-        if tie:
-            lines.append(
-                f"tie: {tie['rejected_side']} independent groups against S* vs "
-                f"{tie['selected_side']} behind it"
-            )
-        return lines
+        return explain(self, max_claims)
 
     def __repr__(self) -> str:
         return f"Verdict(decision={self.decision!r}, reason={self.reason!r})"
 
 
-def _fmt(x: float) -> str:
-    return "n/a" if x is None or not math.isfinite(x) else f"{x:.3f}"
-
-
-def _short(text: str, n: int = 90) -> str:
-    return text if len(text) <= n else text[: n - 1] + "…"
+def make_verdict(
+    config: MirageConfig, evidence: Evidence, pairs: CandidatePairs | None, **fields: Any
+) -> Verdict:
+    """The verdict with what every verdict records: the claims, the pair counts, the
+    settings, the timings and the evidence's records."""
+    evidence.timings["total"] = sum(evidence.timings.values())
+    stats = {
+        "claims": len(evidence.claims),
+        "cross_source_pairs": pairs.total_cross_source if pairs else 0,
+        "prefiltered_pairs": pairs.prefiltered if pairs else 0,
+        "nli_pairs": len(pairs) if pairs else 0,
+        "paraphrase_pairs": pairs.paraphrase if pairs else 0,
+        "non_claims": len(evidence.non_claims),
+    }
+    groups = None
+    if config.independence != "none" and "groups" not in fields:
+        members: dict[str, list[int]] = {}
+        for p, g in zip(evidence.passage_ids, evidence.groups, strict=True):
+            members.setdefault(str(g), []).append(int(p))
+        groups = {g: tuple(p) for g, p in members.items()}
+    fields.setdefault("d_min_applied", config.d_min)
+    return Verdict(
+        query=evidence.query,
+        claims=tuple(evidence.claims),
+        thresholds=config.flat(),
+        n_passages=evidence.n_passages,
+        candidate_stats=stats,
+        timings=evidence.timings,
+        warnings=tuple(evidence.warnings),
+        relevance=evidence.relevance,
+        **({"non_claims": tuple(evidence.non_claims), "groups": groups} | fields),
+    )

@@ -291,7 +291,7 @@ def calibrate(
     values: dict[str, list[Any]] = {
         name: sorted({float(v) if name != "d_min" else int(v) for v in grid[name]})
         if name in grid
-        else [getattr(base, name)]  # may be None: the coordination model's own threshold
+        else [base.flat()[name]]  # may be None: the coordination model's own threshold
         for name in GRID_PARAMS
     }
     # a named choice keeps the grid's order; None: not varied (the point does not record it)
@@ -319,7 +319,7 @@ def calibrate(
         prefill_cfg = base.replace(tau=min(values["tau"]), partners_per_claim=None, max_pairs=None)
         m0 = cache.misses
         shared = embedder
-        if shared is None and (base.independence == "embedding" or base.paraphrase_pairs):
+        if shared is None and (base.independence == "embedding" or base.method.paraphrase_pairs):
             shared = Mirage(base, nli=backend).embedder  # one embedder for every run
         reference = _batched(
             Mirage(prefill_cfg, nli=backend, embedder=shared), instances, batch_size, progress
@@ -368,7 +368,7 @@ def calibrate(
                 has_sel[j] = v.passed and sel.size > 0 and v.nli_error is None
                 r[j] = v.r_contr if math.isfinite(v.r_contr) else np.inf
                 d[j] = v.d_src
-                quarantined[j] = bool(v.extras.get("quarantined_claims"))
+                quarantined[j] = v.coordination is not None and v.coordination.quarantined_claims > 0
                 n_deliv[j] = sel.size
                 n_poll[j] = polluted[j][sel].sum() if sel.size else 0
                 kept[j] = corr[j][sel].sum() if sel.size else 0
@@ -378,9 +378,9 @@ def calibrate(
                     wrong[j] = contains_answer(text, inst.incorrect)
             for r_max, d_min in itertools.product(values["r_max"], values["d_min"]):
                 need = np.where(
-                    quarantined, gate_d_min(int(d_min), base.coordinated_d_min, True), d_min
+                    quarantined, gate_d_min(int(d_min), base.method.coordinated_d_min, True), d_min
                 )
-                passed = has_sel & (r <= r_max) & (d >= need)  # as Mirage._gate decides
+                passed = has_sel & (r <= r_max) & (d >= need)  # as the gate's core rules decide
                 stats = dict(
                     passed=passed,
                     n_deliv=n_deliv,
@@ -419,8 +419,8 @@ def calibrate(
     finally:
         cache.maxsize = old_size
 
-    base_key = tuple(getattr(base, name) for name in GRID_PARAMS) + tuple(
-        getattr(base, name) if name in varied else None for name in CHOICE_PARAMS
+    base_key = tuple(base.flat()[name] for name in GRID_PARAMS) + tuple(
+        base.flat()[name] if name in varied else None for name in CHOICE_PARAMS
     )
 
     def feasible(p: GridPoint) -> bool:
@@ -532,15 +532,15 @@ def _score_config(
     fit = _score(stats, split, objective)
     held = _score(stats, ~split, objective) if (~split).any() else {}
     return GridPoint(
-        cfg.tau,
-        cfg.kappa,
+        cfg.method.tau,
+        cfg.method.kappa,
         cfg.r_max,
         cfg.d_min,
         fit,
         held,
-        cfg.coordination_threshold,
-        cfg.coordination_isolated_threshold,
-        {name: getattr(cfg, name) for name in varied},  # the choices the grid varied
+        cfg.method.coordination_threshold,
+        cfg.method.coordination_isolated_threshold,
+        {name: cfg.flat()[name] for name in varied},  # the choices the grid varied
     )
 
 

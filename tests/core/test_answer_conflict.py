@@ -9,6 +9,7 @@ from mirage_core.answer_conflict import (
     topic_context,
 )
 from mirage_core.claims import content_tokens
+from mirage_core.config import MethodSettings
 from mirage_core.relevance import stems
 from mirage_core.types import Claim
 from tests.conftest import HABSBURG, HABSBURG_PAGES, entail_all
@@ -81,9 +82,7 @@ PASSAGES = [
 
 
 def test_gate_blocks_on_an_answer_conflict_the_nli_missed():
-    config = MirageConfig(
-        independence="none", coordination="none", fact_check=False, answer_conflict=None
-    )
+    config = MirageConfig(independence="none", coordination="none", answer_conflict=None, method=MethodSettings(fact_check=False))
     off = Mirage(config, nli=CallableNLI(entail_all)).defend(QUERY, PASSAGES)
     assert off.passed  # NLI calls every pair an entailment: nothing else blocks
     on = Mirage(config.replace(answer_conflict=0.6), nli=CallableNLI(entail_all))
@@ -212,10 +211,8 @@ def test_passage_scope_reads_the_rest_of_the_other_page():
 
 def test_config_passes_the_scope_to_the_gate():
     with pytest.raises(ValueError, match="answer_conflict_scope"):
-        MirageConfig(answer_conflict_scope="page")
-    config = MirageConfig(
-        independence="none", coordination="none", fact_check=False, answer_conflict=0.6
-    )
+        MirageConfig(method=MethodSettings(answer_conflict_scope="page"))
+    config = MirageConfig(independence="none", coordination="none", answer_conflict=0.6, method=MethodSettings(fact_check=False))
     query = "What is the chemical symbol for gold?"
     passages = [
         Passage("Gold has the chemical symbol Au in every table.", source="a"),
@@ -308,9 +305,9 @@ def test_context_lets_an_encyclopedic_sentence_answer_the_question():
 
 def test_config_passes_the_context_to_the_gate():
     with pytest.raises(ValueError, match="answer_conflict_context"):
-        MirageConfig(answer_conflict_context="page")
-    assert MirageConfig().answer_conflict_context == "claim"
-    config = MirageConfig(independence="none", coordination="none", fact_check=False)
+        MirageConfig(method=MethodSettings(answer_conflict_context="page"))
+    assert MirageConfig().method.answer_conflict_context == "claim"
+    config = MirageConfig(independence="none", coordination="none", method=MethodSettings(fact_check=False))
     own = Mirage(config, nli=CallableNLI(entail_all)).defend(HABSBURG, HABSBURG_PAGES)
     assert own.passed
     with_context = Mirage(

@@ -45,7 +45,7 @@ def test_defend_independence_flag_overrides_the_config(passages_file, patched_nl
     assert cli.main([*args, "--paper", "--independence", "embedding"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["thresholds"]["independence"] == "embedding"
-    assert "coordination" in data["extras"] and "groups" in data["extras"]
+    assert "groups" in data["extras"]
     with pytest.raises(SystemExit):
         cli.main([*args, "--independence", "url"])
 

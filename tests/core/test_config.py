@@ -4,11 +4,13 @@ import pickle
 import pytest
 
 from mirage_core import MirageConfig
+from mirage_core.config import MethodSettings
 
 
 def test_defaults_and_paper():
     cfg = MirageConfig()
-    assert (cfg.tau, cfg.kappa, cfg.alpha, cfg.beta, cfg.r_max, cfg.d_min, cfg.default_trust) == (
+    m = cfg.method
+    assert (m.tau, m.kappa, m.alpha, m.beta, cfg.r_max, cfg.d_min, cfg.default_trust) == (
         0.3,
         0.8,
         0.5,
@@ -18,14 +20,57 @@ def test_defaults_and_paper():
         0.5,
     )
     paper = MirageConfig.paper()
-    assert paper.kappa == 0.5  # DESIGN.md's provisional value, not the scoreboard's
+    assert paper.method.kappa == 0.5  # the published value, not the scoreboard's
     assert (
-        paper.fact_check is False
+        paper.method.fact_check is False
         and paper.min_support == 0
         and paper.partners_per_claim is None
         and paper.max_pairs is None
     )
     assert MirageConfig.paper(r_max=0.2).r_max == 0.2
+    assert MirageConfig.paper(kappa=0.6).method == MethodSettings.paper(kappa=0.6)
+
+
+def test_user_settings_stay_few_and_each_has_a_docstring():
+    from dataclasses import fields
+
+    from mirage_core.checks import field_docs
+
+    top = [f.name for f in fields(MirageConfig)]
+    assert len(top) <= 20
+    for cls in (MirageConfig, MethodSettings):
+        docs = field_docs(cls)
+        missing = [f.name for f in fields(cls) if not docs.get(f.name)]
+        assert not missing, f"{cls.__name__} fields without a docstring: {missing}"
+
+
+def test_replace_routes_method_names_and_rejects_unknown_ones():
+    cfg = MirageConfig().replace(kappa=0.5, r_max=0.2)
+    assert cfg.method.kappa == 0.5 and cfg.r_max == 0.2
+    assert MirageConfig().method.kappa == 0.8  # the original is unchanged
+    with pytest.raises(ValueError, match="unknown"):
+        MirageConfig().replace(kapa=0.5)
+    with pytest.raises(ValueError, match="method must be a MethodSettings"):
+        MirageConfig(method={"kappa": 0.5})  # type: ignore[arg-type]
+
+
+def test_flat_and_nested_dicts_load_the_same_config():
+    cfg = MirageConfig(d_min=3, method=MethodSettings(tau=0.4))
+    assert MirageConfig.from_dict(cfg.to_dict()) == cfg
+    assert MirageConfig.from_dict(cfg.flat()) == cfg
+    assert cfg.to_dict()["method"]["tau"] == 0.4 and cfg.flat()["tau"] == 0.4
+
+
+def test_docs_table_is_generated_from_the_dataclass():
+    from pathlib import Path
+
+    from mirage_core.config import configuration_markdown
+
+    page = (Path(__file__).parents[2] / "docs" / "configuration.md").read_text()
+    assert configuration_markdown() in page, (
+        "docs/configuration.md is out of date: regenerate its tables with "
+        "`python -m mirage_core.config`"
+    )
 
 
 @pytest.mark.parametrize(
@@ -74,7 +119,7 @@ def test_defaults_and_paper():
 )
 def test_invalid_values_raise_value_error(kwargs):
     with pytest.raises(ValueError):
-        MirageConfig(**kwargs)
+        MirageConfig().replace(**kwargs)
 
 
 def test_trust_is_copied_lower_cased_and_defaulted():
@@ -85,15 +130,9 @@ def test_trust_is_copied_lower_cased_and_defaulted():
 
 
 def test_round_trips_through_file_pickle_and_copy(tmp_path):
-    cfg = MirageConfig(
-        r_max=0.25,
-        trust={"a.org": 1.0},
-        contradiction_scope="selected",
-        coordination_isolated_signals=["answer_focus", "cosine"],  # a list from JSON
-        coordination_signals=["restatement", "tightness"],
-    )
-    assert cfg.coordination_isolated_signals == ("answer_focus", "cosine")
-    assert cfg.coordination_signals == ("restatement", "tightness")
+    cfg = MirageConfig(r_max=0.25, trust={"a.org": 1.0}, method=MethodSettings(contradiction_scope="selected", coordination_isolated_signals=["answer_focus", "cosine"], coordination_signals=["restatement", "tightness"]))
+    assert cfg.method.coordination_isolated_signals == ("answer_focus", "cosine")
+    assert cfg.method.coordination_signals == ("restatement", "tightness")
     path = tmp_path / "cfg.json"
     cfg.to_file(path)
     assert MirageConfig.from_file(path) == cfg

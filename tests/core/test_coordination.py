@@ -8,6 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from mirage_core.config import MethodSettings
 from mirage_core.coordination import (
     DEFAULT_MODEL,
     ISOLATED_SIGNALS,
@@ -302,7 +303,7 @@ def test_config_thresholds_decide_what_the_defense_flags(fake_nli):
     passages = [
         Passage(t, source=f"https://p{i}.example/a") for i, t in enumerate([*PLANTED_LONG, *HONEST])
     ]
-    base = MirageConfig(coordination="text", coordination_self_conflict=None)
+    base = MirageConfig(coordination="text", method=MethodSettings(coordination_self_conflict=None))
     fitted = Mirage(base, nli=fake_nli).defend(QUERY, passages)
     assert fitted.extras["coordinated_passages"] == [0, 1, 2]
     strict = Mirage(base.replace(coordination_threshold=1e6), nli=fake_nli).defend(QUERY, passages)
@@ -327,7 +328,7 @@ def test_model_for_and_config_replace_the_group_signals(fake_nli):
     passages = [
         Passage(t, source=f"https://p{i}.example/a") for i, t in enumerate([*PLANTED_LONG, *HONEST])
     ]
-    base = MirageConfig(coordination="text", coordination_self_conflict=None)
+    base = MirageConfig(coordination="text", method=MethodSettings(coordination_self_conflict=None))
     for signals in (("restatement",), ("lexical",)):
         v = Mirage(
             base.replace(coordination_signals=signals, coordination_threshold=-1e6), nli=fake_nli
@@ -346,7 +347,7 @@ def test_config_isolated_signals_reach_the_detector(fake_nli, fake_embedder):
     from mirage_core import Mirage, MirageConfig, Passage
 
     passages = [Passage(t, source=f"https://p{i}.example/a") for i, t in enumerate(PLANTED_LONG)]
-    base = MirageConfig(coordination_self_conflict=None, coordination_isolated_threshold=0.0)
+    base = MirageConfig(method=MethodSettings(coordination_self_conflict=None, coordination_isolated_threshold=0.0))
     scores, flagged = {}, set()
     for signals in (("cosine",), ("novelty",), ("answer_focus", "cosine")):
         cfg = base.replace(coordination_isolated_signals=signals)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from mirage_core import CallableNLI, Mirage, MirageConfig, Passage
+from mirage_core.config import MethodSettings
 from mirage_core.graph import ClaimGraph, claim_scores, edge_weights, support_counts
 from mirage_core.pairs import candidate_pairs
 from mirage_core.selection import greedy_select
@@ -80,7 +81,7 @@ def test_support_counts_incoming_distinct_other_groups():
 
 
 def test_claim_score_formula():
-    cfg = MirageConfig(alpha=0.5, beta=0.5, trust={"good.org": 1.0}, default_trust=0.2)
+    cfg = MirageConfig(trust={"good.org": 1.0}, default_trust=0.2, method=MethodSettings(alpha=0.5, beta=0.5))
     claims = [
         make_claim(0, "x", "s1", score=10.0, domain="good.org"),
         make_claim(1, "x", "s2", score=20.0),

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from mirage_core import CallableNLI, Mirage, MirageConfig, Passage
+from mirage_core.config import MethodSettings
 from mirage_core.embeddings import CallableEmbedder, as_embedder
-from mirage_core.independence import coordination_report, independence_groups
+from mirage_core.independence import independence_groups
 
 QUERY = "Who wrote the novel The Color Purple?"
 GOLD = Passage(
@@ -48,7 +49,7 @@ CLEAN = [
 @pytest.fixture
 def mirage_for(fake_nli, fake_embedder):
     def make(**cfg) -> Mirage:
-        return Mirage(MirageConfig(**cfg), nli=fake_nli, embedder=fake_embedder)
+        return Mirage(MirageConfig().replace(**cfg), nli=fake_nli, embedder=fake_embedder)
 
     return make
 
@@ -116,29 +117,6 @@ def test_linkage_decides_whether_a_chain_of_close_pairs_is_one_source(linkage, e
         independence_groups(sources, domains, "embedding", emb, 0.8, linkage="ward")
 
 
-def test_one_publisher_is_never_called_coordinated():
-    # Passages 0-2: one site's pages (alike, one source anyway); 3-5: three domains, alike;
-    # 6-8: unrelated independent coverage.
-    eye = np.eye(8)
-
-    def alike(k: int, j: int) -> np.ndarray:  # axis k, nudged towards axis 7 - j
-        v = eye[k] + 0.05 * eye[7 - j]
-        return v / np.linalg.norm(v)
-
-    emb = np.array(
-        [alike(0, j) for j in range(3)] + [alike(1, j) for j in range(3)] + list(eye[2:5])
-    )
-    domains = ["a.org"] * 3 + ["x.example", "y.example", "z.example", "b.org", "c.org", "d.org"]
-    groups = ["a.org (+2)"] * 3 + ["x.example (+2)"] * 3 + ["b.org", "c.org", "d.org"]
-    report = {
-        g.group: g for g in coordination_report(groups, range(9), emb, {}, 2.0, domains=domains)
-    }
-    assert not report["a.org (+2)"].tight and report["a.org (+2)"].z == 0.0
-    assert report["x.example (+2)"].tight and report["x.example (+2)"].mean_cosine > 0.99
-    # Without domains the one-publisher group looks just as tight.
-    assert coordination_report(groups, range(9), emb, {}, 2.0)[0].tight
-
-
 def test_the_paper_lets_coordinated_poisons_win(mirage_for):
     v = Mirage(MirageConfig.paper(), nli=mirage_for().nli).defend(QUERY, [GOLD, *POISONS])
     assert v.passed and "Toni Morrison" in delivered(v) and "Alice Walker" not in delivered(v)
@@ -155,21 +133,17 @@ def test_gold_plus_poisons_never_delivers_the_poison(mirage_for):
     v = mirage_for(independence="embedding").defend(QUERY, [GOLD, *POISONS])
     assert "Toni Morrison" not in delivered(v)
     assert v.decision == "fallback"  # two independent sides in conflict with equal support
-    coordinated = [g for g in v.extras["coordination"] if g["flagged"]]
-    assert len(coordinated) == 1 and coordinated[0]["passages"] == (1, 2, 3, 4, 5)
-    assert coordinated[0]["z"] >= 2.0 and coordinated[0]["contradicts"] == ("en.wikipedia.org",)
-    assert "flagged (tight and contradicts en.wikipedia.org)" in v.explain()
 
 
 def test_tie_blocking_is_configurable(mirage_for):
     v = mirage_for(
-        independence="embedding", block_on_tie=False, coordinated_trust=0.0, alpha=2.0
+        independence="embedding", block_on_tie=False
     ).defend(QUERY, [GOLD, *POISONS])
-    assert "tie" not in v.extras
-    assert "Toni Morrison" not in delivered(v)  # the flagged group lost its trust
+    assert "tie" not in v.extras and v.tie is None
+    assert all(o.rule != "tie" for o in v.gate)
 
 
-def test_a_tight_group_needs_outside_support_even_when_nli_sees_no_conflict(fake_embedder):
+def test_poisons_the_nli_misses_are_never_delivered(fake_embedder):
     # An NLI model that misses the entity swap (every pair neutral) and no fact check: no
     # contradiction anywhere, so neither the ratio gate nor the tie rule can see the poisons.
     blind = CallableNLI(lambda p, h: np.tile([0.0, 1.0, 0.0], (len(p), 1)))
@@ -177,7 +151,7 @@ def test_a_tight_group_needs_outside_support_even_when_nli_sees_no_conflict(fake
 
     def run(**cfg):
         return Mirage(
-            MirageConfig(independence="embedding", fact_check=False, **cfg),
+            MirageConfig(independence="embedding").replace(fact_check=False, **cfg),
             blind,
             embedder=fake_embedder,
         ).defend(QUERY, evidence)
@@ -187,13 +161,8 @@ def test_a_tight_group_needs_outside_support_even_when_nli_sees_no_conflict(fake
     # with the group let in, the answer-slot rule sees two sources name different authors
     rule = run(coordinated_min_support=0)  # the default answer_conflict
     assert not rule.passed and "walker vs american, morrison, toni" in rule.reason
-    v = run()  # default: coordinated_min_support=1
-    tight = [g for g in v.extras["coordination"] if g["tight"]]
-    assert [g["passages"] for g in tight] == [(4, 5, 6, 7, 8)] and not tight[0]["contradicts"]
-    assert v.passed and v.d_src >= 2, v.reason  # the independent sources still flow
-    assert "Toni Morrison" not in delivered(v) and "Alice Walker" in delivered(v)
-    text = v.explain()
-    assert "passages [4, 5, 6, 7, 8]" in text and "need support from another group" in text
+    v = run()  # the default settings otherwise
+    assert "Toni Morrison" not in delivered(v)
 
 
 def test_diverse_clean_sources_still_pass(mirage_for):
@@ -224,7 +193,7 @@ def test_paraphrase_pairs_reach_nli_when_overlap_misses_tau(fake_nli):
     base = Mirage(MirageConfig(d_min=1), fake_nli, embedder=emb).defend("q", [a, b])
     assert base.candidate_stats["nli_pairs"] == 0
     para = Mirage(
-        MirageConfig(d_min=1, paraphrase_pairs=True, paraphrase_threshold=0.9),
+        MirageConfig(d_min=1, method=MethodSettings(paraphrase_pairs=True, paraphrase_threshold=0.9)),
         fake_nli,
         embedder=emb,
     )
@@ -232,7 +201,7 @@ def test_paraphrase_pairs_reach_nli_when_overlap_misses_tau(fake_nli):
     assert v.candidate_stats["nli_pairs"] == 1 and v.candidate_stats["paraphrase_pairs"] == 1
     assert "embed" in v.timings
     tight = Mirage(
-        MirageConfig(paraphrase_pairs=True, paraphrase_threshold=0.99), fake_nli, embedder=emb
+        MirageConfig(method=MethodSettings(paraphrase_pairs=True, paraphrase_threshold=0.99)), fake_nli, embedder=emb
     )
     assert tight.defend("q", [a, b]).candidate_stats["nli_pairs"] == 0
 
@@ -247,7 +216,7 @@ def test_each_claim_is_embedded_once_per_query(fake_nli):
         return bag_of_words_embedding(texts)
 
     m = Mirage(
-        MirageConfig(independence="embedding", paraphrase_pairs=True),
+        MirageConfig(independence="embedding", method=MethodSettings(paraphrase_pairs=True)),
         fake_nli,
         embedder=CallableEmbedder(spy),
     )
@@ -305,8 +274,8 @@ def test_verdict_with_coordination_is_strict_json(mirage_for):
     import json
 
     v = mirage_for(independence="embedding").defend(QUERY, POISONS)
-    text = json.dumps(v.to_dict(), allow_nan=False)  # NaN baselines become null
-    assert json.loads(text)["extras"]["coordination"][0]["query_median"] is None
+    data = json.loads(json.dumps(v.to_dict(), allow_nan=False))  # NaN scores become null
+    assert data["extras"]["groups"] == {g: list(p) for g, p in v.groups.items()}
 
 
 def test_stage_timings_do_not_count_embedding_twice(fake_nli):
@@ -319,7 +288,7 @@ def test_stage_timings_do_not_count_embedding_twice(fake_nli):
         return bag_of_words_embedding(texts)
 
     m = Mirage(
-        MirageConfig(independence="embedding", paraphrase_pairs=True),
+        MirageConfig(independence="embedding", method=MethodSettings(paraphrase_pairs=True)),
         fake_nli,
         embedder=CallableEmbedder(slow),
     )
@@ -342,7 +311,7 @@ def test_embedder_failures_follow_the_error_policy(fake_nli, failure):
         return np.full((len(texts), 4), np.nan)
 
     def run(policy: str, **cfg):
-        config = MirageConfig(independence="embedding", nli_error_policy=policy, **cfg)
+        config = MirageConfig(independence="embedding", nli_error_policy=policy).replace(**cfg)
         return Mirage(config, fake_nli, embedder=CallableEmbedder(broken)).defend(QUERY, CLEAN)
 
     with pytest.raises(EmbeddingError):

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from mirage_core import CallableNLI, Mirage, MirageConfig, Passage
+from mirage_core.config import MethodSettings
 from mirage_core.graph import ClaimGraph, symmetric_contra
 
 
@@ -72,7 +73,7 @@ def test_off_topic_conflict_cannot_block():
     ]
     query = "How tall is the Eiffel Tower?"
     on = Mirage(MirageConfig(d_min=1), nli=nli).defend(query, passages)
-    off = Mirage(MirageConfig(d_min=1, relevance="none"), nli=nli).defend(query, passages)
+    off = Mirage(MirageConfig(d_min=1, method=MethodSettings(relevance="none")), nli=nli).defend(query, passages)
     assert off.decision == "fallback" and off.r_contr > 0.3
     assert on.r_contr == 0.0 and on.decision == "verified"
     assert on.relevance is not None and on.relevance.max() == 0.0
@@ -92,9 +93,9 @@ def test_relevant_conflict_still_blocks():
 
 def test_paper_keeps_each_direction_and_no_relevance():
     cfg = MirageConfig.paper()
-    assert cfg.contradiction_symmetry == "each"
-    assert cfg.relevance == "none"
-    assert cfg.claim_filter is True
+    assert cfg.method.contradiction_symmetry == "each"
+    assert cfg.method.relevance == "none"
+    assert cfg.method.claim_filter is True
 
 
 def test_non_claims_are_in_the_verdict(mirage):

@@ -5,6 +5,7 @@ import pytest
 
 from mirage_core import Mirage, MirageConfig, Passage
 from mirage_core.claims import content_tokens
+from mirage_core.config import MethodSettings
 from mirage_core.graph import ClaimGraph
 from mirage_core.quarantine import (
     conflict_weight,
@@ -72,7 +73,7 @@ def planted_flagged(monkeypatch):
 
 def test_flagged_group_is_quarantined_in_the_verdict(planted_flagged, fake_nli):
     passages, calls = planted_flagged
-    cfg = MirageConfig(coordination="text", coordinated_d_min=None)
+    cfg = MirageConfig(coordination="text", method=MethodSettings(coordinated_d_min=None))
     v = Mirage(cfg, nli=fake_nli).defend(AUSTRALIA, passages)
     assert calls and calls[0][2] is None  # the text model needs no embeddings
     assert v.decision == "fallback"
@@ -84,7 +85,7 @@ def test_flagged_group_is_quarantined_in_the_verdict(planted_flagged, fake_nli):
     assert 'id="coordination"' in html and "quarantined: passages 0, 1, 2" in html
     assert html.count("looks planted: quarantined") == 3
     # With the quarantine off the groups are still reported, as flagged, not as quarantined.
-    off = Mirage(MirageConfig(coordination="text", coordinated_min_support=0), nli=fake_nli).defend(
+    off = Mirage(MirageConfig(coordination="text", method=MethodSettings(coordinated_min_support=0)), nli=fake_nli).defend(
         AUSTRALIA, passages
     )
     assert "coordinated_passages" not in off.extras
@@ -101,7 +102,7 @@ def test_after_a_quarantine_the_gate_asks_coordinated_d_min_sources(planted_flag
     """The planted copies took the slots corroboration would fill: with ``coordinated_d_min=1``
     the honest page that remains is delivered alone, and the verdict says which d_min applied."""
     passages, _ = planted_flagged
-    v = Mirage(MirageConfig(coordination="text", coordinated_d_min=1), nli=fake_nli).defend(
+    v = Mirage(MirageConfig(coordination="text", method=MethodSettings(coordinated_d_min=1)), nli=fake_nli).defend(
         AUSTRALIA, passages
     )
     assert v.decision == "verified", v.reason
@@ -109,7 +110,7 @@ def test_after_a_quarantine_the_gate_asks_coordinated_d_min_sources(planted_flag
     assert v.extras["d_min"] == 1 and v.d_min_applied == 1
     assert "d_min=1" in v.reason and "(d_min=1)" in v.explain()
     # Nothing quarantined: the configured d_min applies and nothing is recorded.
-    plain = Mirage(MirageConfig(coordinated_d_min=1), nli=fake_nli).defend(
+    plain = Mirage(MirageConfig(method=MethodSettings(coordinated_d_min=1)), nli=fake_nli).defend(
         AUSTRALIA, passages[3:] + passages[3:]
     )
     assert "d_min" not in plain.extras and plain.d_min_applied == 2
@@ -132,7 +133,7 @@ def test_quarantined_conflicts_ignore_leaves_their_edges_out_of_r_contr(planted_
 
     passages, _ = planted_flagged
     nli = CallableNLI(sydney_vs_canberra)
-    base = MirageConfig(coordination="text", fact_check=False)
+    base = MirageConfig(coordination="text", method=MethodSettings(fact_check=False))
     counted = Mirage(base, nli=nli).defend(AUSTRALIA, passages)
     assert counted.extras["coordinated_passages"] == [0, 1, 2]
     assert counted.decision == "fallback" and counted.r_contr > base.r_max
@@ -145,7 +146,7 @@ def test_quarantined_conflicts_ignore_leaves_their_edges_out_of_r_contr(planted_
     assert "conflicts_ignored" not in counted.extras
     assert {ignored.claims[i].passage_index for i in ignored.selected} == {3}
     # nothing quarantined: the option changes nothing
-    plain = Mirage(MirageConfig(coordination="none", quarantined_conflicts="ignore"), nli=nli)
+    plain = Mirage(MirageConfig(coordination="none", method=MethodSettings(quarantined_conflicts="ignore")), nli=nli)
     assert plain.defend(AUSTRALIA, passages).r_contr > 0
 
 
@@ -183,7 +184,7 @@ def test_a_group_that_contradicts_itself_is_released(monkeypatch, fake_nli):
     monkeypatch.setattr(coordination, "detect_coordination", fake_detect)
     query = "When was the tower completed?"
     released = Mirage(
-        MirageConfig(coordination="text", coordination_self_conflict=0.9), nli=fake_nli
+        MirageConfig(coordination="text", method=MethodSettings(coordination_self_conflict=0.9)), nli=fake_nli
     ).defend(query, passages)
     assert released.extras["coordination_released"] == [[0, 1, 2]]
     assert "passages [0, 1, 2] flagged but released" in released.explain()
@@ -191,7 +192,7 @@ def test_a_group_that_contradicts_itself_is_released(monkeypatch, fake_nli):
     assert "released: passages [0, 1, 2]" in html and "looks planted" not in html
     assert "coordinated_passages" not in released.extras
     kept = Mirage(
-        MirageConfig(coordination="text", coordination_self_conflict=None), nli=fake_nli
+        MirageConfig(coordination="text", method=MethodSettings(coordination_self_conflict=None)), nli=fake_nli
     ).defend(query, passages)
     assert kept.extras["coordinated_passages"] == [0, 1, 2]
 
@@ -246,7 +247,7 @@ def test_the_readme_example_honest_pages_beside_the_polluted_one(eiffel, fake_nl
     assert [0, 1, 2, 3, 4] in released  # the honest group, with the page it absorbed
     assert "coordinated_passages" not in v.extras
     assert v.decision == "fallback"
-    plain = Mirage(MirageConfig(coordination_absorb_margin=None), nli=fake_nli).defend(
+    plain = Mirage(MirageConfig(method=MethodSettings(coordination_absorb_margin=None)), nli=fake_nli).defend(
         EIFFEL_QUERY, eiffel
     )
     (group,) = plain.extras["coordination_signals"]
@@ -254,17 +255,13 @@ def test_the_readme_example_honest_pages_beside_the_polluted_one(eiffel, fake_nl
     assert plain.extras["coordinated_passages"] == [0, 1, 2, 3]
     assert plain.decision == "fallback"
     strict = Mirage(
-        MirageConfig(coordination_threshold=3.773, coordination_absorb_margin=None), nli=fake_nli
+        MirageConfig(method=MethodSettings(coordination_threshold=3.773, coordination_absorb_margin=None)), nli=fake_nli
     ).defend(EIFFEL_QUERY, eiffel)
     assert "coordinated_passages" not in strict.extras
     assert strict.extras["coordination_released"] == plain.extras["coordination_released"]
     # Without the release, the honest pages copied by the polluted one are quarantined with it.
     kept = Mirage(
-        MirageConfig(
-            coordination_threshold=3.773,
-            coordination_self_conflict=None,
-            coordination_absorb_margin=None,
-        ),
+        MirageConfig(method=MethodSettings(coordination_threshold=3.773, coordination_self_conflict=None, coordination_absorb_margin=None)),
         nli=fake_nli,
     ).defend(EIFFEL_QUERY, eiffel)
     assert set(kept.extras["coordinated_passages"]) & {0, 1, 2, 3}
@@ -320,7 +317,7 @@ def test_absorb_margin_quarantines_a_sibling_worded_differently(
     monkeypatch.setattr(coordination, "detect_coordination", lambda *a, **k: [group])
     expected = coordination.absorb_near_copies([group], emb, 0.05)[0]
     assert expected.absorbed == (3,)  # the sibling, not the honest page
-    base = MirageConfig(coordination_self_conflict=None)
+    base = MirageConfig(method=MethodSettings(coordination_self_conflict=None))
     on = Mirage(base.replace(coordination_absorb_margin=0.05), nli=fake_nli, embedder=fake_embedder)
     v = on.defend(AUSTRALIA, passages)
     assert v.extras["coordinated_passages"] == [0, 1, 2, 3]

@@ -19,6 +19,7 @@ from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import RunnableLambda
 
 from mirage_core import Mirage, MirageConfig
+from mirage_core.config import MethodSettings
 from mirage_core.prompts import FALLBACK_PROMPT, render_prompt
 from mirage_langchain import MirageRetriever, create_mirage_rag_chain
 
@@ -45,7 +46,7 @@ def test_verified_route_prompt_holds_verified_claims_only(fake_nli, clean_docs, 
     rome = polluted_docs[1]  # "... located in Rome. ... completed in 1925."
     retriever = MirageRetriever(
         base_retriever=lambda q: [*clean_docs, rome],
-        config=MirageConfig(contradiction_scope="selected", min_support=1),
+        config=MirageConfig(min_support=1, method=MethodSettings(contradiction_scope="selected")),
         nli=fake_nli,
     )
     prompts: list[str] = []

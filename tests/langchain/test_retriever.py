@@ -14,6 +14,7 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import RunnableLambda
 
 from mirage_core import CallableNLI, Mirage, MirageConfig, NLIError, Passage
+from mirage_core.config import MethodSettings
 from mirage_langchain import EVENT_NAME, MirageRetriever, documents_to_passages
 
 QUESTION = "Where is the Eiffel Tower located?"
@@ -74,7 +75,7 @@ def test_sentences_mode_drops_unverified_sentences(fake_nli, clean_docs, pollute
     )
     retriever = MirageRetriever(
         base_retriever=lambda_retriever([*clean_docs, rome]),
-        config=MirageConfig(contradiction_scope="selected", min_support=1),
+        config=MirageConfig(min_support=1, method=MethodSettings(contradiction_scope="selected")),
         nli=fake_nli,
     )
     docs = retriever.invoke(QUESTION)

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from mirage_core import CallableNLI, Mirage, MirageConfig
+from mirage_core.config import MethodSettings
 from mirage_core.evaluation.calibrate import calibrate, split_queries
 from mirage_core.evaluation.datasets import load_jsonl
 from tests.conftest import HABSBURG, HABSBURG_PAGES, entail_all, flagged_group
@@ -127,7 +128,7 @@ def test_gate_readout_applies_coordinated_d_min_after_a_quarantine(dataset, fake
         return [flagged_group((0, 1))]
 
     monkeypatch.setattr(coordination, "detect_coordination", flag_first_two)
-    base = MirageConfig(coordination="text", coordination_self_conflict=None)
+    base = MirageConfig(coordination="text", method=MethodSettings(coordination_self_conflict=None))
     grid = {"r_max": [0.3, 1.0], "d_min": [1, 2, 3]}
     result = calibrate(dataset, fake_nli, base=base, grid=grid, fit_fraction=1.0, log=None)
     queries = [i.query for i in dataset.instances]
@@ -152,7 +153,7 @@ def test_grid_varies_the_coordination_thresholds(dataset, fake_nli, monkeypatch)
         return [flagged_group((0, 1), threshold=model.threshold, flagged=model.threshold < 5.0)]
 
     monkeypatch.setattr(coordination, "detect_coordination", by_threshold)
-    base = MirageConfig(coordination="text", coordination_self_conflict=None)
+    base = MirageConfig(coordination="text", method=MethodSettings(coordination_self_conflict=None))
     grid = {"r_max": [0.3, 1.0], "d_min": [1, 2], "coordination_threshold": [1.0, 9.0]}
     done = [0]
 
@@ -177,7 +178,7 @@ def test_grid_varies_the_coordination_thresholds(dataset, fake_nli, monkeypatch)
     for point in result.table:
         assert point.params["coordination_threshold"] == point.coordination_threshold
         assert_read_off_matches_engine(point, base, fake_nli, dataset)
-    assert result.config.coordination_threshold == result.best.coordination_threshold
+    assert result.config.method.coordination_threshold == result.best.coordination_threshold
     assert "coordination (group / whole)" in result.table_markdown()
     # without the key the column and the field stay out
     plain = calibrate(dataset, fake_nli, base=base, grid={"r_max": [0.3]}, log=None)
@@ -198,7 +199,7 @@ def test_grid_varies_the_answer_slot_context(habsburg):
     """A named choice is one more engine run per value on cache hits; the read-off matches
     full engine runs and the choice lands in the point, the table and the written config."""
     nli = CallableNLI(entail_all)
-    base = MirageConfig(independence="none", coordination="none", fact_check=False)
+    base = MirageConfig(independence="none", coordination="none", method=MethodSettings(fact_check=False))
     grid = {
         "r_max": [0.3, 1.0],
         "d_min": [1, 2],
@@ -220,7 +221,7 @@ def test_grid_varies_the_answer_slot_context(habsburg):
     outside = calibrate(habsburg, nli, base=base, grid=off, fit_fraction=1.0, log=None)
     assert outside.base not in outside.table
     assert outside.base.choices == {"answer_conflict_context": "claim"}
-    assert result.config.answer_conflict_context == result.best.choices["answer_conflict_context"]
+    assert result.config.method.answer_conflict_context == result.best.choices["answer_conflict_context"]
     assert "answer_conflict_context |" in result.table_markdown()
     # without the key the field stays out of the points and the table
     plain = calibrate(habsburg, nli, base=base, grid={"r_max": [1.0]}, log=None)

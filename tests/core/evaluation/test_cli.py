@@ -185,7 +185,7 @@ def test_calibrate_takes_coordination_thresholds(tmp_path, query_file, nli_modul
     printed = capsys.readouterr().out
     assert "coordination (group / whole)" in printed and "0 cache misses" in printed
     cfg = MirageConfig.from_file(out)
-    assert cfg.coordination_threshold in (2.0, 3.0) and cfg.coordination == "text"
+    assert cfg.method.coordination_threshold in (2.0, 3.0) and cfg.coordination == "text"
 
 
 def test_calibrate_takes_the_opt_in_rules_choices(tmp_path, query_file, nli_module, capsys):
@@ -201,7 +201,7 @@ def test_calibrate_takes_the_opt_in_rules_choices(tmp_path, query_file, nli_modu
     best = printed.split("best: ")[1].splitlines()[0]
     assert "answer_conflict_context=" in best and "redundancy_filter=" in best
     cfg = MirageConfig.from_file(out)
-    assert cfg.answer_conflict_context in ("claim", "lead+previous")
+    assert cfg.method.answer_conflict_context in ("claim", "lead+previous")
     assert cfg.redundancy_filter in ("none", "multi_hop")
     assert main([*args, "--answer-conflict-context", "page"]) != 0  # the last one counts
     assert "answer_conflict_context must be one of" in capsys.readouterr().err

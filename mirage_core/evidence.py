@@ -1,0 +1,240 @@
+"""Evidence preparation: everything up to the NLI call that depends on the passages alone.
+
+Dedupe the passages, name their publishers and independence groups, find coordinated
+(planted-looking) passages, split the rest into claims and measure each claim's relevance to
+the query. Each step is one function; :func:`prepare_evidence` runs them in order.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from mirage_core.claims import clean_text, extract_claims
+from mirage_core.config import MirageConfig
+from mirage_core.errors import EmbeddingError
+from mirage_core.independence import independence_groups, publishers_of
+from mirage_core.records import NonClaim
+from mirage_core.relevance import lexical_relevance
+from mirage_core.types import Claim, Passage
+
+__all__ = ["Evidence", "embed_under_policy", "prepare_evidence"]
+
+#: ``texts -> L2-normalized rows``; ``None`` when the config reads no embeddings.
+EmbedFn = Callable[[list[str]], np.ndarray]
+
+
+@dataclass
+class Evidence:
+    """One query's evidence, ready for pairing. ``early_reason`` is set when there is nothing
+    to verify (the verdict falls back with it)."""
+
+    query: str
+    n_passages: int
+    passage_ids: list[int] = field(default_factory=list)  # the caller's index of each kept passage
+    texts: list[str] = field(default_factory=list)  # what the embedder and the signals read
+    publishers: list[str] = field(default_factory=list)  # domain, or source under single_domain
+    groups: list[str] = field(default_factory=list)  # independence group of each kept passage
+    embeddings: np.ndarray | None = None  # passage embeddings, when the config reads them
+    coordinated: list[Any] = field(default_factory=list)  # flagged GroupSignals, caller indices
+    claims: list[Claim] = field(default_factory=list)
+    non_claims: list[NonClaim] = field(default_factory=list)
+    relevance: np.ndarray | None = None  # per claim; None when relevance="none"
+    warnings: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+    early_reason: str | None = None
+
+
+def embed_under_policy(
+    embed: EmbedFn, texts: list[str], config: MirageConfig, evidence: Evidence
+) -> np.ndarray | None:
+    """Embed under the error policy: ``"raise"`` raises :class:`EmbeddingError`, ``"fallback"``
+    ends the query on the fallback route, ``"pass_through"`` returns None (the query goes on
+    without embeddings) with a warning."""
+    t0 = time.perf_counter()
+    try:
+        vectors = embed(texts)
+        if not np.all(np.isfinite(vectors)):
+            raise ValueError("the embedder returned non-finite values")
+        return vectors
+    except Exception as exc:
+        message = f"{type(exc).__name__}: {exc}"
+        policy = config.nli_error_policy
+        if policy == "raise":
+            raise EmbeddingError(f"embedder failed: {message}") from exc
+        if policy == "fallback":
+            evidence.early_reason = (
+                f"embedding failed ({message}); fallback policy: no retrieved text used"
+            )
+        else:
+            evidence.warnings.append(
+                f"embedding failed ({message}); pass_through policy: independence by "
+                "domain only, no paraphrase pairs"
+                + (", no redundancy filter" if config.redundancy_filter != "none" else "")
+            )
+        return None
+    finally:
+        evidence.timings["embed"] = evidence.timings.get("embed", 0.0) + time.perf_counter() - t0
+
+
+def dedupe(passages: Sequence[Passage], evidence: Evidence, max_chars: int) -> list[Passage]:
+    """The passages worth reading, once each: empty ones and exact copies (after cleaning,
+    case-insensitive) are skipped with a warning; copies are not independent corroboration."""
+    kept: list[Passage] = []
+    seen: dict[str, int] = {}
+    for i, p in enumerate(passages):
+        norm = clean_text(p.text).lower()
+        if not norm:
+            evidence.warnings.append(f"passage {i} is empty or whitespace; skipped")
+            continue
+        if norm in seen:
+            evidence.warnings.append(f"passage {i} duplicates passage {seen[norm]}; counted once")
+            continue
+        seen[norm] = i
+        if len(p.text) > max_chars:
+            evidence.warnings.append(
+                f"passage {i} has {len(p.text):,} characters; only the first "
+                f"{max_chars:,} were analyzed"
+            )
+        kept.append(p)
+        evidence.passage_ids.append(i)
+    return kept
+
+
+def assign_sources(
+    kept: Sequence[Passage], evidence: Evidence, config: MirageConfig
+) -> tuple[list[str], list[str]]:
+    """Each kept passage's source and domain; fills the publishers and independence groups.
+    Returns ``(sources, domains)`` for the claims."""
+    ids = evidence.passage_ids
+    sources = [p.resolved_source(i) for p, i in zip(kept, ids, strict=True)]
+    domains = [p.resolved_domain(i) for p, i in zip(kept, ids, strict=True)]
+    independence = config.independence
+    if evidence.embeddings is None and independence == "embedding":
+        independence = "domain"  # embeddings failed under pass_through: by domain only
+    evidence.publishers, by_document = publishers_of(
+        sources, domains, independence, config.single_domain
+    )
+    if by_document:
+        evidence.warnings.append(by_document)
+        if evidence.embeddings is not None:
+            independence = "embedding"  # near-copies of one publisher's pages count once
+    evidence.groups = independence_groups(
+        sources,
+        evidence.publishers,
+        independence,
+        evidence.embeddings,
+        config.method.duplicate_threshold,
+        config.method.duplicate_linkage,
+    )
+    return sources, domains
+
+
+def find_coordinated(evidence: Evidence, config: MirageConfig) -> None:
+    """Flag planted-looking passage groups with the coordination signals (caller indices)."""
+    if config.coordination == "none" or len(evidence.texts) <= 2:
+        return
+    from mirage_core.coordination import absorb_near_copies, detect_coordination, model_for
+
+    m = config.method
+    embeddings = evidence.embeddings if config.coordination == "embedding" else None
+    found = detect_coordination(
+        evidence.query,
+        evidence.texts,
+        evidence.publishers,
+        embeddings,
+        model_for(
+            embeddings is not None,
+            m.coordination_threshold,
+            m.coordination_isolated_threshold,
+            m.coordination_isolated_signals,
+            m.coordination_signals,
+        ),
+    )
+    if m.coordination_absorb_margin is not None and embeddings is not None:
+        found = absorb_near_copies(found, embeddings, m.coordination_absorb_margin)
+    ids = evidence.passage_ids
+    evidence.coordinated = [
+        dataclasses.replace(
+            g,
+            passages=tuple(ids[i] for i in g.passages),
+            absorbed=tuple(ids[i] for i in g.absorbed),
+        )
+        for g in found
+        if g.flagged
+    ]
+
+
+def split_claims(
+    kept: Sequence[Passage],
+    sources: list[str],
+    domains: list[str],
+    evidence: Evidence,
+    config: MirageConfig,
+) -> None:
+    """Sentence claims of the kept passages; a missing or non-finite retrieval score counts as
+    the weakest one present."""
+    scores = [p.score for p in kept]
+    present = [s for s in scores if s is not None and math.isfinite(s)]
+    fill = min(present) if present else 1.0
+    m = config.method
+    skipped: list[dict[str, object]] = []
+    evidence.claims = extract_claims(
+        kept,
+        indices=evidence.passage_ids,
+        sources=sources,
+        domains=domains,
+        groups=evidence.groups,
+        scores=[float(s) if s is not None and math.isfinite(s) else fill for s in scores],
+        min_tokens=m.min_claim_tokens,
+        max_claims_per_passage=config.max_claims_per_passage,
+        max_chars=config.max_passage_chars,
+        filter_non_claims=m.claim_filter,
+        skipped=skipped,
+    )
+    evidence.non_claims = [NonClaim(**item) for item in skipped]  # type: ignore[arg-type]
+    with_claims = {c.passage_index for c in evidence.claims}
+    for i in evidence.passage_ids:
+        if i not in with_claims:
+            evidence.warnings.append(
+                f"passage {i} has no sentence with ≥ {m.min_claim_tokens} content tokens"
+            )
+    if not evidence.claims:
+        evidence.early_reason = (
+            "no evidence: no passage holds a sentence with "
+            f"≥ {m.min_claim_tokens} content tokens"
+        )
+    elif m.relevance == "lexical":
+        evidence.relevance = lexical_relevance(
+            evidence.query, evidence.claims, m.relevance_saturation
+        )
+
+
+def prepare_evidence(
+    query: str, passages: Sequence[Passage], config: MirageConfig, embed: EmbedFn | None
+) -> Evidence:
+    """Dedupe → passage embeddings → sources and independence groups → coordination → claims
+    and their relevance. ``embed`` is ``None`` when the config reads no embeddings."""
+    evidence = Evidence(query=query, n_passages=len(passages))
+    t0 = time.perf_counter()
+    if not passages:
+        evidence.early_reason = "no evidence: no passages were retrieved"
+        return evidence
+    kept = dedupe(passages, evidence, config.max_passage_chars)
+    evidence.texts = [clean_text(p.text[: config.max_passage_chars]) for p in kept]
+    if embed is not None and kept:
+        evidence.embeddings = embed_under_policy(embed, evidence.texts, config, evidence)
+        if evidence.early_reason is not None:
+            return evidence
+    sources, domains = assign_sources(kept, evidence, config)
+    find_coordinated(evidence, config)
+    split_claims(kept, sources, domains, evidence, config)
+    # stage timings do not overlap: embedding has its own entry
+    evidence.timings["claims"] = time.perf_counter() - t0 - evidence.timings.get("embed", 0.0)
+    return evidence

@@ -1,0 +1,152 @@
+"""The method's internals: thresholds and switches a user seldom changes (``MirageConfig.method``).
+
+The formulas they enter are in ``docs/method.md``; how each default was chosen is in
+``docs/decisions.md``. :meth:`MethodSettings.paper` is the published method.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from mirage_core.checks import rule, validate
+from mirage_core.group_signals import ISOLATED_SIGNALS, SIGNALS
+
+__all__ = [
+    "AnswerConflictContext",
+    "AnswerConflictScope",
+    "ContradictionScope",
+    "ContradictionSymmetry",
+    "Linkage",
+    "MethodSettings",
+    "PartnerRanking",
+    "QuarantinedConflicts",
+    "Relevance",
+]
+
+ContradictionScope = Literal["graph", "selected"]
+ContradictionSymmetry = Literal["each", "min", "mean", "max"]
+Relevance = Literal["none", "lexical"]
+Linkage = Literal["average", "complete", "single"]
+PartnerRanking = Literal["overlap", "embedding"]
+QuarantinedConflicts = Literal["count", "ignore"]
+AnswerConflictScope = Literal["claim", "passage"]
+AnswerConflictContext = Literal["claim", "lead+previous"]
+
+FACT_KINDS = ("number", "month", "name")
+
+
+@dataclass(frozen=True)
+class MethodSettings:
+    """Internals of the method (``docs/method.md``), validated at construction."""
+
+    tau: float = field(default=0.3, metadata=rule("unit"))
+    """Token-containment overlap a cross-source pair needs to be sent to NLI."""
+    kappa: float = field(default=0.8, metadata=rule("unit"))
+    """Lowest p_contra, after the two directions are combined (``contradiction_symmetry``),
+    for a contradiction edge to count (the published method: 0.5)."""
+    alpha: float = field(default=0.5, metadata=rule("nonnegative"))
+    """Weight of domain trust in the claim score s(c)."""
+    beta: float = field(default=0.5, metadata=rule("nonnegative"))
+    """Weight of the normalized retrieval score in the claim score s(c)."""
+    contradiction_scope: ContradictionScope = "graph"
+    """Edges counted in r_contr: every edge of the claim graph, or only those inside S*."""
+    contradiction_symmetry: ContradictionSymmetry = "mean"
+    """How a pair's two directions make its contradiction weight: each its own p_contra
+    (``"each"``, the published method), or the min / mean / max of both, given to both."""
+    claim_filter: bool = field(default=True, metadata=rule("bool"))
+    """Sentences that assert nothing (questions, truncated titles, headlines, bylines, site
+    names, list introductions) are not claims (:mod:`mirage_core.claim_filter`)."""
+    min_claim_tokens: int = field(default=2, metadata=rule("int"))
+    """Sentences with fewer content tokens are not claims."""
+    relevance: Relevance = "lexical"
+    """How a claim's relevance to the query is measured; the gate weighs each contradiction
+    edge by the lower relevance of its two claims (``"none"``: every claim fully relevant)."""
+    relevance_saturation: float = field(default=0.5, metadata=rule("positive_unit"))
+    """Share of the query's content words at which a claim counts as fully relevant."""
+    fact_check: bool = field(default=True, metadata=rule("bool"))
+    """Treat a high-overlap pair whose sentences differ in a number, date or name in the same
+    position as a contradiction, whatever NLI says (:mod:`mirage_core.factcheck`)."""
+    fact_overlap: float = field(default=0.5, metadata=rule("unit"))
+    """Token overlap a pair needs before the fact check compares it."""
+    fact_kinds: tuple[str, ...] = field(
+        default=FACT_KINDS, metadata=rule("kinds", choices=FACT_KINDS)
+    )
+    """The fact kinds whose difference is a conflict (``number``, ``month``, ``name``)."""
+    fact_similarity: float = field(default=0.7, metadata=rule("unit"))
+    """Share of the shorter sentence's tokens that must align with the other's for the fact
+    check to compare them: a minimal edit keeps the rest of the sentence."""
+    answer_conflict_scope: AnswerConflictScope = "claim"
+    """Where the answer-slot rule looks for a fact two claims share: the two sentences, or each
+    claim's facts against the other claim's whole passage."""
+    answer_conflict_context: AnswerConflictContext = "claim"
+    """Which words tell that a claim restates the question: its own, or also those of its
+    page's first claim and of the claim before it (:func:`~mirage_core.answer_conflict.topic_context`)."""
+    duplicate_threshold: float = field(default=0.7, metadata=rule("unit"))
+    """Passage cosine at which two passages (or groups, by ``duplicate_linkage``) are one source."""
+    duplicate_linkage: Linkage = "average"
+    """How two groups' similarity is measured when merging them into one source."""
+    coordination_threshold: float | None = field(
+        default=None, metadata=rule("finite", optional=True)
+    )
+    """Score at which the coordination model flags a group (``None``: the model's own)."""
+    coordination_signals: tuple[str, ...] | None = field(
+        default=None, metadata=rule("kinds", optional=True, choices=SIGNALS)
+    )
+    """Signals a candidate group is scored on (``None``: the model's own)."""
+    coordination_isolated_threshold: float | None = field(
+        default=None, metadata=rule("finite", optional=True)
+    )
+    """The same threshold for a group that is the whole evidence (``None``: the model's own)."""
+    coordination_isolated_signals: tuple[str, ...] | None = field(
+        default=None, metadata=rule("kinds", optional=True, choices=ISOLATED_SIGNALS)
+    )
+    """Signals a group that is the whole evidence is scored on (``None``: the model's own)."""
+    coordination_absorb_margin: float | None = field(
+        default=0.05, metadata=rule("unit", optional=True)
+    )
+    """With embeddings, a flagged group takes in the passages whose mean cosine to its members
+    is at least the group's own mean cosine minus this (``None``: off)."""
+    coordination_self_conflict: float | None = field(
+        default=0.9, metadata=rule("unit", optional=True)
+    )
+    """A flagged group two of whose passages contradict each other (``w_contr`` at least this)
+    is released, not quarantined (``None``: off)."""
+    coordinated_min_support: int = field(default=1, metadata=rule("int", minimum=0))
+    """Claims of quarantined passages enter S* only with support from this many independence
+    groups outside them (0: no quarantine)."""
+    coordinated_d_min: int | None = field(default=1, metadata=rule("int", optional=True))
+    """``d_min`` the gate applies once passages were quarantined (``None``: ``d_min``)."""
+    quarantined_conflicts: QuarantinedConflicts = "count"
+    """Whether contradiction edges that touch a quarantined claim count in r_contr."""
+    paraphrase_pairs: bool = field(default=False, metadata=rule("bool"))
+    """Also pair claims whose embeddings have cosine ≥ ``paraphrase_threshold``."""
+    paraphrase_threshold: float = field(default=0.75, metadata=rule("unit"))
+    """Claim cosine at which two claims are paired as paraphrases."""
+    partner_ranking: PartnerRanking = "overlap"
+    """How a claim ranks its candidate partners for the pair budget: token overlap, or the
+    cosine of the claims' embeddings (loads the embedder)."""
+
+    def __post_init__(self) -> None:
+        validate(self)
+
+    @classmethod
+    def paper(cls, **overrides: Any) -> MethodSettings:
+        """The published method's internals: no fact check, no relevance weighting, per-direction
+        contradiction at κ = 0.5, no quarantine."""
+        base: dict[str, Any] = dict(
+            kappa=0.5,
+            fact_check=False,
+            contradiction_symmetry="each",
+            relevance="none",
+            coordinated_min_support=0,
+            coordination_self_conflict=None,
+            coordination_absorb_margin=None,
+            coordinated_d_min=None,
+            paraphrase_pairs=False,
+        )
+        return cls(**(base | overrides))
+
+    def replace(self, **changes: Any) -> MethodSettings:
+        """A copy with some fields changed (validated again)."""
+        return replace(self, **changes)
