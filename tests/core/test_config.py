@@ -18,7 +18,7 @@ def test_defaults_and_paper():
         0.5,
     )
     paper = MirageConfig.paper()
-    assert paper.kappa == 0.5  # DESIGN.md's provisional value, not the scoreboard's
+    assert paper.kappa == 0.5  # the method's provisional value, not the scoreboard's
     assert (
         paper.fact_check is False
         and paper.min_support == 0

@@ -1,4 +1,5 @@
-"""Symmetric contradiction, relevance-weighted gate and attribution lists (DESIGN.md §1.8)."""
+"""Symmetric contradiction, relevance-weighted gate and attribution lists: options beyond the
+published method (docs/method.md)."""
 
 import numpy as np
 import pytest
