@@ -29,7 +29,7 @@ from mirage_llamaindex.postprocessor import MiragePostprocessor, MirageResult
 
 __all__ = ["DEFAULT_FALLBACK_PROMPT", "DEFAULT_VERIFIED_PROMPT", "MirageQueryEngine"]
 
-#: The engine's prompts (DESIGN.md §1.7) as LlamaIndex templates.
+#: The engine's prompts (docs/method.md, Prompts) as LlamaIndex templates.
 DEFAULT_VERIFIED_PROMPT = PromptTemplate(VERIFIED_PROMPT)
 DEFAULT_FALLBACK_PROMPT = PromptTemplate(FALLBACK_PROMPT)
 

@@ -54,7 +54,7 @@ def register(subparsers: Any) -> None:
         "pollute",
         help="pollute passages with the Retrieval Pollution Protocol (JSONL in, JSONL out)",
         description=(
-            "Make polluted variants of passages (DESIGN.md §2). Input rows are either passages "
+            "Make polluted variants of passages (docs/method.md). Input rows are either passages "
             "({text, source|url, score, ...}: the whole file is one evidence set) or queries "
             "({query, passages: [...]}: each row's passages are one evidence set). Polluted "
             "passages carry their labels (family, original text, edited spans) under "

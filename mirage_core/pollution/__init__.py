@@ -1,4 +1,4 @@
-"""The Retrieval Pollution Protocol (DESIGN.md §2): four pollution families, three regimes at
+"""The Retrieval Pollution Protocol (docs/method.md): four pollution families, three regimes at
 constant evidence size, an offline rule-based polluter and an LLM polluter.
 
 >>> from mirage_core.pollution import RulePolluter, apply_regime

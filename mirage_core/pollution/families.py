@@ -1,4 +1,4 @@
-"""The Retrieval Pollution Protocol (DESIGN.md §2): families, regimes and polluted passages.
+"""The Retrieval Pollution Protocol (docs/method.md): families, regimes and polluted passages.
 
 From a clean passage set D_clean(q) = {p_1..p_k}, polluted variants p̃_i are made by a minimal,
 fluent, topical edit of one of four :class:`Family` values. :func:`apply_regime` builds the

@@ -72,7 +72,7 @@ def test_empty_and_whitespace_texts(mirage, clean_passages):
 
 def test_one_source_only(mirage, fake_nli):
     """Evidence from one domain: by default each document is a source, but near-copies of one
-    page still count once; ``single_domain="block"`` is the paper's one-domain-one-source."""
+    page still count once; ``single_domain="block"`` is ``paper()``'s one-domain-one-source."""
     text = "The Eiffel Tower is located in Paris. The tower was completed in 1889."
     copies = [
         Passage(text, source="https://one.org/a"),

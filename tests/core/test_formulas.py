@@ -1,4 +1,4 @@
-"""The formulas of DESIGN.md §1, checked against small graphs computed by hand."""
+"""The formulas of the method (docs/method.md), checked against small graphs computed by hand."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Source independence, the coordination signal and paraphrase-aware pairing (issue 7)."""
+"""Source independence, the coordination signal and paraphrase-aware pairing."""
 
 from __future__ import annotations
 

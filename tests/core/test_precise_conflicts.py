@@ -1,4 +1,5 @@
-"""Symmetric contradiction, relevance-weighted gate and attribution lists (DESIGN.md §1.8)."""
+"""Symmetric contradiction, relevance-weighted gate and attribution lists: options beyond the
+published method (docs/method.md)."""
 
 import numpy as np
 import pytest
@@ -48,8 +49,8 @@ def _always(label: int):
 
 
 def test_attribution_list_passes_with_an_entailing_model():
-    # The standard-suite case of the clean-evidence issue: five outlets repeat one fact and
-    # name themselves. The old fact check read "Alpha" vs "Bravo" as a conflict (r_contr 0.515).
+    # The standard suite's attribution case: five outlets repeat one fact and name themselves.
+    # Outlet names are not facts: reading "Alpha" vs "Bravo" as a conflict gives r_contr 0.515.
     names = ["Alpha", "Bravo", "Charlie", "Delta", "Echo"]
     passages = [
         Passage(

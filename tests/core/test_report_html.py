@@ -245,7 +245,7 @@ def test_screenshot_shows_the_graph(rendered):
 
 
 def test_packaged_model_rejects_the_polluted_answer(tmp_path):
-    """The issue's check, with the real NLI model that ships in the package: on the Eiffel Tower
+    """The report's end-to-end check, with the real NLI model that ships in the package: on the Eiffel Tower
     example, the polluted page's answer to the question (completed in 1925) is marked rejected,
     and every sentence the page shows is marked with the verdict's state for it."""
     pytest.importorskip("torch")

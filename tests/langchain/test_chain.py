@@ -54,7 +54,7 @@ def test_verified_route_prompt_holds_verified_claims_only(fake_nli, clean_docs, 
     assert out["route"] == "verified" and out["verdict"].passed
     [prompt] = prompts
     assert out["answer"] == prompt
-    assert prompt == render_prompt(QUESTION, out["verdict"])  # DESIGN §1.7 verified prompt
+    assert prompt == render_prompt(QUESTION, out["verdict"])  # the verified prompt (docs/method.md)
     for claim in out["verdict"].verified_claims:
         assert f'"{claim.text}"' in prompt
     assert "Rome" not in prompt and "1925" not in prompt

@@ -38,9 +38,9 @@ class TestMirageRetrieverStandard(RetrieversIntegrationTests):
 
 
 class TestMirageRetrieverStandardAttributions(TestMirageRetrieverStandard):
-    """The clean-evidence issue's case: five outlets state one fact and name themselves
-    ("The Alpha Gazette reports it."), and the NLI backend calls every pair entailment. The
-    name-based fact check used to read "Alpha" vs "Bravo" as a conflict and return nothing."""
+    """Attributions: five outlets state one fact and name themselves ("The Alpha Gazette
+    reports it."), and the NLI backend calls every pair entailment. Outlet names are not facts:
+    a name-based fact check that read "Alpha" vs "Bravo" as a conflict would return nothing."""
 
     @pytest.fixture(autouse=True)
     def _child_and_nli(self, make_vector_retriever) -> None:
