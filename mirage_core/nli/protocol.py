@@ -4,14 +4,17 @@ Routes, under the application's prefix (``/nli`` by default):
 
 - ``GET  {prefix}/info``: ``{"protocol": "mirage-nli/1", "model": str, "labels": [str, str,
   str], "max_batch_pairs": int, ...}``. ``labels`` names the columns of ``probs`` in order; a
-  client reads it and never assumes an order. ``mirage serve`` adds ``batching``, and the
-  answering ``replica``'s ``batches``, ``batched_requests`` and ``requests_per_batch`` (how much
-  dynamic batching merges).
+  client reads it and never assumes an order. ``mirage serve`` adds its limits, ``batching``,
+  the answering ``replica`` (an opaque id, no host or process id) and its ``batches``,
+  ``batched_requests`` and ``requests_per_batch`` (how much dynamic batching merges).
 - ``POST {prefix}/predict``: ``{"pairs": [[premise, hypothesis], ...]}`` (at most
   ``max_batch_pairs`` pairs) -> ``{"probs": [[p, p, p], ...]}``, one row per pair, in order.
 - ``GET  {prefix}/health``: ``{"status": "ok", "model": str}`` once the model is loaded.
 
-Errors: 400 for a malformed request; 500 when the model failed (the body says why).
+Errors (a JSON body ``{"error": str}``): 400 for a malformed request or one over the limits
+(``max_batch_pairs`` pairs, ``max_text_chars`` per string, both on ``/info``); 401 without the
+server's bearer token, when it has one; 413 for a body over ``max_body_bytes``; 422 when the
+model cannot take this request's text; 503 when the model failed (retry later). Never 500.
 """
 
 from __future__ import annotations
