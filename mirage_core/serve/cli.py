@@ -11,6 +11,7 @@ import os
 import sys
 from typing import Any
 
+from mirage_core.cli import say
 from mirage_core.serve.config import ServeConfig
 
 __all__ = ["config_from_args", "register"]
@@ -166,7 +167,7 @@ def _run_serve(args: argparse.Namespace) -> int:
         raise SystemExit(
             f"mirage serve needs Ray Serve ({exc}): pip install 'mirage-rag[serve]'"
         ) from None
-    print(
+    say(
         f"mirage serve: deploying {config.model or 'the packaged model'} as {config.name!r} "
         f"({'autoscaling' if config.max_replicas else f'{config.num_replicas} replica(s)'}, "
         f"batching {'on' if config.batching else 'off'}) on {config.host}:{config.port}, "
@@ -175,7 +176,7 @@ def _run_serve(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     if config.host not in ("127.0.0.1", "localhost", "::1") and not config.token:
-        print(
+        say(
             f"mirage serve: warning: listening on {config.host} without a token: any machine "
             f"that reaches port {config.port} can use the model (set --token or {TOKEN_ENV})",
             file=sys.stderr,
