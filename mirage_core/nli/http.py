@@ -38,13 +38,19 @@ class HTTPNLI(RemoteNLI):
                 f"{self.url}{self.info_route} does not speak {protocol.PROTOCOL} (got {body!r:.200})"
             )
         labels = body.get("labels")
-        if not isinstance(labels, list) or not all(isinstance(x, str) for x in labels):
-            raise ValueError(f"'labels' must be a list of names, got {labels!r}")
+        if (
+            not isinstance(labels, list)
+            or len(labels) != 3
+            or not all(isinstance(x, str) for x in labels)
+        ):
+            raise ValueError(f"'labels' must be a list of 3 names, got {labels!r:.200}")
+        if len(set(labels)) != len(labels):
+            raise ValueError(f"'labels' names a label twice: {labels!r:.200}")
         limit = body.get("max_batch_pairs")
         return ServerInfo(
-            model=str(body.get("model", "?")),
+            model=str(body.get("model", "?"))[:200],
             labels=tuple(labels),
-            max_batch_pairs=int(limit) if isinstance(limit, int) and limit > 0 else None,
+            max_batch_pairs=limit if type(limit) is int and limit > 0 else None,
         )
 
     def _encode(self, premises: list[str], hypotheses: list[str]) -> dict[str, Any]:

@@ -1,5 +1,6 @@
 """The HTTP transport shared by remote NLI backends: pooled connections, requests of at most
-``max_batch_pairs`` pairs, per-attempt timeouts, retries with backoff, sync and async.
+``max_batch_pairs`` pairs, a total deadline per call, retries with backoff (honouring
+``Retry-After``), strict decoding, sync and async.
 
 A subclass says how to talk to one kind of server (:class:`~mirage_core.nli.http.HTTPNLI` for
 ``mirage serve``, :class:`~mirage_core.nli.tei.TEINLI` for text-embeddings-inference): where the
@@ -16,7 +17,11 @@ order that cannot be read) raises :class:`~mirage_core.errors.NLIError`, so the 
 from __future__ import annotations
 
 import asyncio
+import email.utils
+import json
+import math
 import threading
+import time
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -26,7 +31,7 @@ import numpy as np
 
 from mirage_core.errors import NLIError
 from mirage_core.nli.base import CachedNLI
-from mirage_core.nli.retry import RetryPolicy
+from mirage_core.nli.retry import DeadlineExceeded, RetryPolicy
 from mirage_core.nli.transformers_nli import resolve_label_columns
 
 __all__ = ["HTTPOptions", "RemoteNLI", "ServerInfo"]
@@ -49,15 +54,19 @@ class HTTPOptions:
     """Transport settings of a remote NLI backend.
 
     Args:
-        timeout_s: limit of one HTTP attempt (connect, write, read), seconds. Default 10.
+        timeout_s: limit of one HTTP attempt's connect, write, and each read, seconds; cut to
+            the time left before the call's deadline (``retry.deadline_s``). Default 10.
         max_batch_pairs: pairs per request; a larger call is split. The server's own limit
             (read from its info route) wins when lower. Default 64.
         max_connections: connections kept in the pool (per client). Default 16.
-        max_concurrent_requests: requests of one ``apredict`` call in flight together
-            (``predict`` sends its requests one after the other). Default 4.
-        retry: retries of timeouts, refused connections and HTTP 408/425/429/5xx
-            (:class:`~mirage_core.nli.retry.RetryPolicy`; default 3 retries, 30 s deadline).
+        max_concurrent_requests: requests in flight together from ``apredict`` calls on one
+            event loop, all calls of the backend together (``predict`` sends a call's
+            requests one after the other). Default 4.
+        retry: retries of timeouts, refused connections and HTTP 408/425/429/5xx, and the
+            total deadline of one call (:class:`~mirage_core.nli.retry.RetryPolicy`; default 3
+            retries, 30 s deadline).
         headers: sent with every request (e.g. ``{"Authorization": "Bearer ..."}``).
+        max_response_bytes: a longer response body is an error (not retried). Default 64 MiB.
     """
 
     timeout_s: float = 10.0
@@ -66,11 +75,17 @@ class HTTPOptions:
     max_concurrent_requests: int = 4
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     headers: Mapping[str, str] = field(default_factory=dict)
+    max_response_bytes: int = 64 * 2**20
 
     def __post_init__(self) -> None:
         if not self.timeout_s > 0:
             raise ValueError(f"timeout_s must be > 0, got {self.timeout_s}")
-        for name in ("max_batch_pairs", "max_connections", "max_concurrent_requests"):
+        for name in (
+            "max_batch_pairs",
+            "max_connections",
+            "max_concurrent_requests",
+            "max_response_bytes",
+        ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive int, got {value!r}")
@@ -89,11 +104,42 @@ class ServerInfo:
 
 
 class _RetryableStatus(Exception):
-    """An HTTP answer worth retrying (429, 5xx)."""
+    """An HTTP answer worth retrying (429, 5xx); ``retry_after`` from its header, seconds."""
 
-    def __init__(self, status: int, body: str) -> None:
+    def __init__(self, status: int, body: str, retry_after: float | None = None) -> None:
         super().__init__(f"HTTP {status}: {body[:300]}")
         self.status = status
+        self.retry_after = retry_after
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header: delay-seconds or an HTTP-date (RFC 9110);
+    None when absent or unreadable. A date in the past gives 0."""
+    if value is None:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(int(value))
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if when is None or when.tzinfo is None:
+        return None  # RFC 9110 dates are GMT; a date without a zone is not one
+    seconds = when.timestamp() - (time.time() if now is None else now)
+    return max(0.0, seconds) if math.isfinite(seconds) else None
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _json(content: bytes) -> Any:
+    """Strict JSON: no NaN/Infinity; too deep a nesting is an error, not a crash."""
+    try:
+        return json.loads(content, parse_constant=_no_constants)
+    except RecursionError as exc:
+        raise ValueError("the JSON is nested too deeply") from exc
 
 
 def _softmax(x: np.ndarray) -> np.ndarray:
@@ -107,7 +153,7 @@ class RemoteNLI(CachedNLI):
 
     Args:
         url: the server's base URL (the routes are appended to it).
-        options: :class:`HTTPOptions` (timeouts, batching, retries, pool, headers).
+        options: :class:`HTTPOptions` (timeouts, deadline, batching, retries, pool, headers).
         label_map: output column of each label (``{"entailment": i, "neutral": j,
             "contradiction": k}``) when the server's label names do not say it.
         cache_size: entries of the LRU pair cache (0 disables it).
@@ -116,7 +162,10 @@ class RemoteNLI(CachedNLI):
     The server is first contacted at the first ``predict``, not at construction, so that an
     application starts while its NLI server is down (its verdicts fail closed meanwhile).
     ``predict`` is thread-safe; ``apredict`` works on any running event loop (one pooled
-    async client per loop).
+    async client per loop, and at most ``max_concurrent_requests`` requests in flight on it).
+    A call of either ends by its deadline (``options.retry.deadline_s``): ``apredict``
+    exactly (it is cancelled); ``predict`` at most one read timeout later (a read already
+    waiting is not interrupted).
     """
 
     info_route: ClassVar[str]
@@ -143,6 +192,7 @@ class RemoteNLI(CachedNLI):
         self._async_transport = async_transport
         self._client = self._httpx.Client(transport=transport, **self._client_kwargs())
         self._aclients: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+        self._gates: weakref.WeakKeyDictionary[Any, asyncio.Semaphore] = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
         self._info: ServerInfo | None = None
         self._columns: tuple[int, int, int] | None = None
@@ -161,17 +211,17 @@ class RemoteNLI(CachedNLI):
 
     # -- public surface ----------------------------------------------------------------------
 
-    def server_info(self) -> ServerInfo:
+    def server_info(self, *, deadline_at: float | None = None) -> ServerInfo:
         """The server's info (fetched once, with retries); NLIError when it cannot be read."""
         if self._info is None:
-            self._set_info(self._send("GET", self.info_route))
+            self._set_info(self._send("GET", self.info_route, deadline_at=deadline_at))
         assert self._info is not None
         return self._info
 
-    async def aserver_info(self) -> ServerInfo:
+    async def aserver_info(self, *, deadline_at: float | None = None) -> ServerInfo:
         """:meth:`server_info` for asyncio callers."""
         if self._info is None:
-            self._set_info(await self._asend("GET", self.info_route))
+            self._set_info(await self._asend("GET", self.info_route, deadline_at=deadline_at))
         assert self._info is not None
         return self._info
 
@@ -209,27 +259,40 @@ class RemoteNLI(CachedNLI):
     # -- CachedNLI hooks ---------------------------------------------------------------------
 
     def _predict_uncached(self, premises: list[str], hypotheses: list[str]) -> np.ndarray:
-        info = self.server_info()
+        deadline_at = self.options.retry.deadline_at()
+        info = self.server_info(deadline_at=deadline_at)
         parts = [
             self._checked_decode(
-                self._send("POST", self.predict_route, self._encode(p, h)), p, info
+                self._send("POST", self.predict_route, self._encode(p, h), deadline_at), p, info
             )
             for p, h in self._chunks(premises, hypotheses, info)
         ]
         return self._to_probs(parts, info)
 
     async def _apredict_uncached(self, premises: list[str], hypotheses: list[str]) -> np.ndarray:
-        info = await self.aserver_info()
-        gate = asyncio.Semaphore(self.options.max_concurrent_requests)
+        deadline_at = self.options.retry.deadline_at()
+        info = await self.aserver_info(deadline_at=deadline_at)
+        gate = self._gate()
 
         async def one(p: list[str], h: list[str]) -> np.ndarray:
             async with gate:
-                body = await self._asend("POST", self.predict_route, self._encode(p, h))
+                body = await self._asend(
+                    "POST", self.predict_route, self._encode(p, h), deadline_at
+                )
             return self._checked_decode(body, p, info)
 
-        parts = await asyncio.gather(
-            *(one(p, h) for p, h in self._chunks(premises, hypotheses, info))
-        )
+        tasks = [
+            asyncio.ensure_future(one(p, h)) for p, h in self._chunks(premises, hypotheses, info)
+        ]
+        try:
+            parts = await asyncio.gather(*tasks)
+        except BaseException:
+            # One request failed (or the caller was cancelled): the call's other requests
+            # stop now instead of running on in the background.
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
         return self._to_probs(list(parts), info)
 
     # -- internals ---------------------------------------------------------------------------
@@ -255,6 +318,14 @@ class RemoteNLI(CachedNLI):
             )
             self._aclients[loop] = client
         return client
+
+    def _gate(self) -> asyncio.Semaphore:
+        """The running loop's limit on requests in flight (shared by every apredict call)."""
+        loop = asyncio.get_running_loop()
+        gate = self._gates.get(loop)
+        if gate is None:
+            gate = self._gates[loop] = asyncio.Semaphore(self.options.max_concurrent_requests)
+        return gate
 
     def _set_info(self, body: Any) -> None:
         try:
@@ -296,41 +367,94 @@ class RemoteNLI(CachedNLI):
     def _transient(self, exc: BaseException) -> bool:
         return isinstance(exc, (_RetryableStatus, self._httpx.TransportError))
 
-    def _check(self, response: Any) -> Any:
-        if response.status_code in RETRY_STATUSES:
-            raise _RetryableStatus(response.status_code, response.text)
-        if response.status_code >= 400:
+    def _timeout(self, deadline_at: float | None) -> Any:
+        """This attempt's httpx timeout: ``timeout_s``, cut to the time left."""
+        seconds = self.options.timeout_s
+        if deadline_at is not None:
+            left = deadline_at - time.monotonic()
+            if left <= 0:
+                raise DeadlineExceeded("the call's deadline passed")
+            seconds = min(seconds, left)
+        return self._httpx.Timeout(seconds)
+
+    def _take(self, body: bytearray, chunk: bytes, deadline_at: float | None) -> None:
+        """Append one chunk of a response body; stop at the size limit or the deadline."""
+        body += chunk
+        if len(body) > self.options.max_response_bytes:
+            raise NLIError(
+                f"{self!r}: the answer is longer than max_response_bytes "
+                f"({self.options.max_response_bytes})"
+            )
+        if deadline_at is not None and time.monotonic() > deadline_at:
+            raise DeadlineExceeded("the call's deadline passed while the answer was read")
+
+    def _check(self, response: Any, content: bytes) -> Any:
+        status = response.status_code
+        text = content[:300].decode("utf-8", "replace")
+        if status in RETRY_STATUSES:
+            after = parse_retry_after(response.headers.get("retry-after"))
+            raise _RetryableStatus(status, text, after)
+        if status >= 400:
             raise NLIError(
                 f"{self!r}: {response.request.method} {response.request.url.path} answered "
-                f"HTTP {response.status_code}: {response.text[:300]}"
+                f"HTTP {status}: {text}"
             )
         try:
-            return response.json()
+            return _json(content)
         except ValueError as exc:
-            raise NLIError(f"{self!r}: the answer is not JSON: {response.text[:200]!r}") from exc
+            raise NLIError(f"{self!r}: the answer is not JSON: {text[:200]!r}") from exc
 
-    def _fail(self, method: str, route: str, exc: Exception) -> NLIError:
+    def _fail(self, method: str, route: str, exc: BaseException) -> NLIError:
         if isinstance(exc, NLIError):
             return exc
+        if isinstance(exc, (DeadlineExceeded, asyncio.TimeoutError)):
+            return NLIError(
+                f"{self!r}: {method} {route} timed out: deadline of "
+                f"{self.options.retry.deadline_s} s exceeded"
+            )
         what = "timed out" if isinstance(exc, self._httpx.TimeoutException) else "failed"
         return NLIError(f"{self!r}: {method} {route} {what}: {type(exc).__name__}: {exc}")
 
-    def _send(self, method: str, route: str, payload: Any = None) -> Any:
+    def _send(
+        self, method: str, route: str, payload: Any = None, deadline_at: float | None = None
+    ) -> Any:
+        if deadline_at is None:
+            deadline_at = self.options.retry.deadline_at()
+
         def attempt() -> Any:
-            return self._check(self._client.request(method, route, json=payload))
+            timeout = self._timeout(deadline_at)
+            with self._client.stream(method, route, json=payload, timeout=timeout) as response:
+                body = bytearray()
+                for chunk in response.iter_bytes():
+                    self._take(body, chunk, deadline_at)
+            return self._check(response, bytes(body))
 
         try:
-            return self.options.retry.call(attempt, self._transient)
+            return self.options.retry.call(attempt, self._transient, deadline_at=deadline_at)
         except Exception as exc:
             raise self._fail(method, route, exc) from exc
 
-    async def _asend(self, method: str, route: str, payload: Any = None) -> Any:
+    async def _asend(
+        self, method: str, route: str, payload: Any = None, deadline_at: float | None = None
+    ) -> Any:
+        if deadline_at is None:
+            deadline_at = self.options.retry.deadline_at()
         client = self._aclient()
 
         async def attempt() -> Any:
-            return self._check(await client.request(method, route, json=payload))
+            timeout = self._timeout(deadline_at)
+            async with client.stream(method, route, json=payload, timeout=timeout) as response:
+                body = bytearray()
+                async for chunk in response.aiter_bytes():
+                    self._take(body, chunk, deadline_at)
+            return self._check(response, bytes(body))
 
         try:
-            return await self.options.retry.acall(attempt, self._transient)
+            if deadline_at is None:
+                return await self.options.retry.acall(attempt, self._transient)
+            async with asyncio.timeout(max(0.0, deadline_at - time.monotonic())):
+                return await self.options.retry.acall(
+                    attempt, self._transient, deadline_at=deadline_at
+                )
         except Exception as exc:
             raise self._fail(method, route, exc) from exc

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from mirage_core.nli.protocol import is_real
 from mirage_core.nli.remote import RemoteNLI, ServerInfo
 
 __all__ = ["TEINLI"]
@@ -60,7 +61,7 @@ class TEINLI(RemoteNLI):
         return ServerInfo(
             model=str(body.get("model_id", "?")),
             labels=labels,
-            max_batch_pairs=int(limit) if isinstance(limit, int) and limit > 0 else None,
+            max_batch_pairs=limit if type(limit) is int and limit > 0 else None,
             logits=True,
         )
 
@@ -72,13 +73,30 @@ class TEINLI(RemoteNLI):
         }
 
     def _decode(self, body: Any, n: int, info: ServerInfo) -> np.ndarray:
+        """Strict: each prediction a list naming every label exactly once, each score a finite
+        number (raw scores: any real)."""
         if not isinstance(body, list) or len(body) != n:
             raise ValueError(f"expected a list of {n} predictions, got {body!r:.200}")
         column = {label: i for i, label in enumerate(info.labels)}
-        out = np.full((n, len(info.labels)), np.nan)
+        out = np.empty((n, len(info.labels)))
         for i, row in enumerate(body):
+            if not isinstance(row, list) or len(row) != len(column):
+                raise ValueError(
+                    f"prediction {i} is not a list of {len(column)} labels: {row!r:.200}"
+                )
+            seen: set[str] = set()
             for item in row:
-                out[i, column[item["label"]]] = float(item["score"])
-        if np.isnan(out).any():
-            raise ValueError("a prediction lacks the score of some label")
+                label = item.get("label") if isinstance(item, dict) else None
+                score = item.get("score") if isinstance(item, dict) else None
+                if not isinstance(label, str) or label not in column:
+                    raise ValueError(f"prediction {i} names an unknown label: {item!r:.100}")
+                if label in seen:
+                    raise ValueError(f"prediction {i} lists the label {label!r} twice")
+                if not is_real(score):
+                    raise ValueError(
+                        f"prediction {i}: the score of {label!r} is not a finite number: "
+                        f"{score!r:.50}"
+                    )
+                seen.add(label)
+                out[i, column[label]] = float(score)
         return out

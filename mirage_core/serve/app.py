@@ -9,9 +9,6 @@ This module imports ray and fastapi (the ``serve`` extra); nothing in the engine
 ``from __future__ import annotations`` here: FastAPI reads the route signatures' types.)
 """
 
-import asyncio
-import os
-import socket
 from typing import Any
 
 import numpy as np
@@ -19,15 +16,20 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from ray import serve
 
-from mirage_core.errors import NLIError
 from mirage_core.nli import protocol
-from mirage_core.nli.base import LABELS
 from mirage_core.nli.loading import load_backend
 from mirage_core.serve.config import ServeConfig
+from mirage_core.serve.routes import NLIService
 
 __all__ = ["NLIServer", "build_app", "run"]
 
 api = FastAPI(title="mirage NLI", description="mirage's NLI model on Ray Serve")
+
+
+@api.exception_handler(Exception)
+async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+    """Never a 500: an error no route expected is the server's, and temporary."""
+    return JSONResponse({"error": f"server error: {type(exc).__name__}"}, status_code=503)
 
 
 def _quiet_model_loading() -> None:
@@ -46,7 +48,8 @@ def _quiet_model_loading() -> None:
 @serve.deployment
 @serve.ingress(api)
 class NLIServer:
-    """One replica: the backend, its dynamic batcher and the HTTP routes."""
+    """One replica: the backend, its dynamic batcher and the HTTP routes (whose handling, limits
+    and token check live in :class:`~mirage_core.serve.routes.NLIService`)."""
 
     def __init__(self, config: dict[str, Any]) -> None:
         cfg = ServeConfig.from_dict(config)
@@ -61,70 +64,36 @@ class NLIServer:
         if cfg.torch_threads is not None:
             kwargs["torch_threads"] = cfg.torch_threads
         self.backend = load_backend(cfg.model, **kwargs)
-        self.model = str(getattr(self.backend, "name", None) or cfg.model or "packaged")
-        self.replica = f"{socket.gethostname()}:{os.getpid()}"
-        self.batches = 0  # forward calls of the dynamic batcher, and the requests they served
-        self.batched_requests = 0
+        self.service = NLIService(cfg, self.backend, batch=self._batched if cfg.batching else None)
         self._batched.set_max_batch_size(cfg.max_batch_size)
         self._batched.set_batch_wait_timeout_s(cfg.batch_wait_timeout_s)
 
     # -- HTTP routes (mirage_core.nli.protocol) ----------------------------------------------
 
     @api.get(protocol.INFO_ROUTE)
-    async def info(self) -> dict[str, Any]:
-        return {
-            "protocol": protocol.PROTOCOL,
-            "model": self.model,
-            "labels": list(LABELS),
-            "max_batch_pairs": self.cfg.max_batch_pairs,
-            "batching": self.cfg.batching,
-            "replica": self.replica,
-            "batches": self.batches,  # this replica's, since it started
-            "batched_requests": self.batched_requests,
-            "requests_per_batch": round(self.batched_requests / self.batches, 2)
-            if self.batches
-            else None,
-        }
+    async def info(self, request: Request) -> Any:
+        return await self.service.info(request)
 
     @api.get(protocol.HEALTH_ROUTE)
-    async def health(self) -> dict[str, Any]:
-        return {"status": "ok", "model": self.model}
+    async def health(self, request: Request) -> Any:
+        return await self.service.health(request)
 
     @api.post(protocol.PREDICT_ROUTE)
     async def predict_route(self, request: Request) -> Any:
-        try:
-            premises, hypotheses = protocol.decode_pairs(
-                await request.json(), self.cfg.max_batch_pairs
-            )
-        except ValueError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=400)
-        try:
-            probs = await self.predict(premises, hypotheses)
-        except NLIError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=500)
-        return {"probs": probs.tolist()}
+        return await self.service.predict(request)
 
     # -- handle method -----------------------------------------------------------------------
 
     async def predict(self, premises: list[str], hypotheses: list[str]) -> np.ndarray:
-        """``(n, 3)`` probabilities in :data:`~mirage_core.nli.base.LABELS` order."""
-        if len(premises) != len(hypotheses):
-            raise ValueError("premises and hypotheses differ in length")
-        if not premises:
-            return np.empty((0, 3))
-        if self.cfg.batching:
-            return await self._batched((list(premises), list(hypotheses)))
-        return await asyncio.to_thread(self.backend.predict, premises, hypotheses)
+        """``(n, 3)`` probabilities in :data:`~mirage_core.nli.base.LABELS` order. An error
+        raised here is this call's own, never another caller's in the same batch."""
+        return await self.service.score(list(premises), list(hypotheses))
 
     @serve.batch(max_batch_size=32, batch_wait_timeout_s=0.005)
-    async def _batched(self, requests: list[tuple[list[str], list[str]]]) -> list[np.ndarray]:
-        """Every waiting request's pairs in one ``predict`` call, split back per request."""
-        self.batches += 1
-        self.batched_requests += len(requests)
-        premises = [p for req in requests for p in req[0]]
-        hypotheses = [h for req in requests for h in req[1]]
-        probs = await asyncio.to_thread(self.backend.predict, premises, hypotheses)
-        return np.split(probs, np.cumsum([len(req[0]) for req in requests])[:-1])
+    async def _batched(self, requests: list[tuple[list[str], list[str]]]) -> list[Any]:
+        """Every waiting request's pairs in one ``predict`` call, split back per request
+        (a request whose pairs fail gets its own error: ``NLIService.score_many``)."""
+        return await self.service.score_many(requests)
 
     def check_health(self) -> None:
         """Serve's periodic health check: the backend is loaded."""

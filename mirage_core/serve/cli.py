@@ -7,9 +7,11 @@ ray is imported inside the handler, so ``mirage --help`` stays instant and works
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
+from mirage_core.cli import say
 from mirage_core.serve.config import ServeConfig
 
 __all__ = ["config_from_args", "register"]
@@ -33,7 +35,15 @@ _FIELDS = {
     "route_prefix": "route_prefix",
     "name": "name",
     "address": "address",
+    "max_batch_pairs": "max_batch_pairs",
+    "max_text_chars": "max_text_chars",
+    "max_body_bytes": "max_body_bytes",
+    "token": "token",
 }
+
+#: Environment variable holding the bearer token when ``--token`` is not given (a flag shows
+#: in the process list; the environment does not).
+TOKEN_ENV = "MIRAGE_SERVE_TOKEN"
 
 
 def register(subparsers: Any) -> None:
@@ -97,8 +107,34 @@ def register(subparsers: Any) -> None:
     s.add_argument(
         "--num-gpus", type=float, default=None, help="GPUs per replica (default: 1 on cuda)"
     )
-    s.add_argument("--host", default=None, help="HTTP host (default 127.0.0.1)")
+    s.add_argument(
+        "--host",
+        default=None,
+        help="HTTP host (default 127.0.0.1: this machine only). 0.0.0.0 accepts any machine "
+        "that can reach this one: set a token and put TLS and a firewall in front first",
+    )
     s.add_argument("--port", type=int, default=None, help="HTTP port (default 8000)")
+    s.add_argument(
+        "--token",
+        default=None,
+        help=f"bearer token every request but /health must carry (default: ${TOKEN_ENV}, "
+        "else none; prefer the variable: a flag shows in the process list)",
+    )
+    s.add_argument(
+        "--max-batch-pairs", type=int, default=None, help="pairs per request (default 1024)"
+    )
+    s.add_argument(
+        "--max-text-chars",
+        type=int,
+        default=None,
+        help="characters of one premise or hypothesis (default 10000)",
+    )
+    s.add_argument(
+        "--max-body-bytes",
+        type=int,
+        default=None,
+        help="bytes of one request body; longer ones get 413 (default 4 MiB)",
+    )
     s.add_argument("--route-prefix", default=None, help="route prefix (default /nli)")
     s.add_argument("--name", default=None, help="Serve application name (default mirage-nli)")
     s.add_argument(
@@ -114,6 +150,8 @@ def config_from_args(args: argparse.Namespace) -> ServeConfig:
     config = ServeConfig.from_file(args.config) if args.config else ServeConfig()
     changes = {field: getattr(args, flag) for flag, field in _FIELDS.items()}
     changes = {k: v for k, v in changes.items() if v is not None}
+    if "token" not in changes and os.environ.get(TOKEN_ENV):
+        changes["token"] = os.environ[TOKEN_ENV]
     if args.no_batching:
         changes["batching"] = False
     if args.int8:
@@ -129,11 +167,19 @@ def _run_serve(args: argparse.Namespace) -> int:
         raise SystemExit(
             f"mirage serve needs Ray Serve ({exc}): pip install 'mirage-rag[serve]'"
         ) from None
-    print(
+    say(
         f"mirage serve: deploying {config.model or 'the packaged model'} as {config.name!r} "
         f"({'autoscaling' if config.max_replicas else f'{config.num_replicas} replica(s)'}, "
-        f"batching {'on' if config.batching else 'off'}); client: HTTPNLI({config.url!r})",
+        f"batching {'on' if config.batching else 'off'}) on {config.host}:{config.port}, "
+        f"{'bearer token required' if config.token else 'no token'}; "
+        f"client: HTTPNLI({config.url!r})",
         file=sys.stderr,
     )
+    if config.host not in ("127.0.0.1", "localhost", "::1") and not config.token:
+        say(
+            f"mirage serve: warning: listening on {config.host} without a token: any machine "
+            f"that reaches port {config.port} can use the model (set --token or {TOKEN_ENV})",
+            file=sys.stderr,
+        )
     run(config, blocking=True)
     return 0

@@ -33,6 +33,8 @@ class ServeConfig:
             clients' requests the dynamic batcher merged with it. ``True`` or ``None`` (int8 on
             the CPU) trade that for speed.
         cache_size: entries of each replica's pair cache (0: none). Default 100 000.
+        cache_bytes: bytes each replica's pair cache holds at most (texts and rows,
+            approximately). Default 256 MiB.
         batching: merge concurrent requests into one forward pass (``@serve.batch``).
         max_batch_size: requests merged at most into one forward pass. Default 32.
         batch_wait_timeout_s: how long a batch waits to fill up. Default 0.005 s.
@@ -42,12 +44,20 @@ class ServeConfig:
         target_ongoing_requests: autoscaling target of in-flight requests per replica.
         max_ongoing_requests: requests a replica accepts at once (the rest queue). Default 256.
         max_batch_pairs: pairs one request may carry (announced on ``/info``). Default 1024.
+        max_text_chars: characters of one premise or hypothesis at most. Default 10 000.
+        max_body_bytes: bytes of one request body at most (a longer one is answered 413).
+            Default 4 MiB.
+        token: bearer token every request but ``/health`` must carry (``Authorization: Bearer
+            <token>``; compared in constant time). ``None``: no authentication. ``mirage
+            serve`` reads it from ``--token`` or the ``MIRAGE_SERVE_TOKEN`` environment
+            variable.
         num_cpus: CPUs reserved per replica. Default 1.
         num_gpus: GPUs per replica; ``None``: 1 when ``device`` starts with ``cuda``, else 0.
         name: Serve application name. Default ``"mirage-nli"``.
         route_prefix: HTTP prefix of the routes. Default ``"/nli"``.
-        host, port: where Serve's HTTP proxy listens. Default ``127.0.0.1:8000`` (loopback:
-            use ``0.0.0.0`` to accept other machines).
+        host, port: where Serve's HTTP proxy listens. Default ``127.0.0.1:8000`` (loopback
+            only). ``0.0.0.0`` accepts any machine that can reach this one: set a ``token``
+            and put the server behind TLS and a firewall first (``docs/serving.md``).
         address: Ray cluster to join (``"auto"``, ``"ray://head:10001"``); ``None`` starts a
             local Ray instance.
     """
@@ -58,6 +68,7 @@ class ServeConfig:
     torch_threads: int | None = None
     quantize: bool | None = False
     cache_size: int = 100_000
+    cache_bytes: int = 256 * 2**20
     batching: bool = True
     max_batch_size: int = 32
     batch_wait_timeout_s: float = 0.005
@@ -67,6 +78,9 @@ class ServeConfig:
     target_ongoing_requests: float = 8.0
     max_ongoing_requests: int = 256
     max_batch_pairs: int = 1024
+    max_text_chars: int = 10_000
+    max_body_bytes: int = 4 * 2**20
+    token: str | None = dataclasses.field(default=None, repr=False)
     num_cpus: float = 1.0
     num_gpus: float | None = None
     name: str = "mirage-nli"
@@ -80,12 +94,16 @@ class ServeConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive int, got {value!r}")
-        if isinstance(self.max_batch_pairs, bool) or self.max_batch_pairs < 1:
-            raise ValueError(f"max_batch_pairs must be a positive int, got {self.max_batch_pairs}")
+        for name in ("max_batch_pairs", "max_text_chars", "max_body_bytes"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive int, got {value!r}")
+        if self.token is not None and (not isinstance(self.token, str) or not self.token.strip()):
+            raise ValueError("token must be a non-empty string or None")
         if self.batch_wait_timeout_s < 0:
             raise ValueError("batch_wait_timeout_s must be >= 0")
-        if self.cache_size < 0:
-            raise ValueError("cache_size must be >= 0")
+        if self.cache_size < 0 or self.cache_bytes < 0:
+            raise ValueError("cache_size and cache_bytes must be >= 0")
         if self.num_cpus < 0 or (self.num_gpus is not None and self.num_gpus < 0):
             raise ValueError("num_cpus and num_gpus must be >= 0")
         lo = self.min_replicas if self.min_replicas is not None else 1

@@ -15,13 +15,14 @@ back-pressure is retried (:class:`~mirage_core.nli.retry.RetryPolicy`); the last
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import numpy as np
 
 from mirage_core.errors import NLIError
 from mirage_core.nli.base import CachedNLI
-from mirage_core.nli.retry import RetryPolicy
+from mirage_core.nli.retry import DeadlineExceeded, RetryPolicy
 
 __all__ = ["ServeHandleNLI"]
 
@@ -44,9 +45,10 @@ class ServeHandleNLI(CachedNLI):
         handle: a ``DeploymentHandle`` of :class:`~mirage_core.serve.app.NLIServer`; ``None``:
             the ingress handle of the application ``app_name``.
         app_name: the Serve application's name (``ServeConfig.name``). Default ``"mirage-nli"``.
-        timeout_s: limit of one call, seconds. Default 30.
-        retry: retries of dead replicas, timeouts and back-pressure (default
-            :class:`~mirage_core.nli.retry.RetryPolicy`).
+        timeout_s: limit of one attempt, seconds (cut to the time left before the
+            deadline). Default 30.
+        retry: retries of dead replicas, timeouts and back-pressure, and the total deadline
+            of one call (default :class:`~mirage_core.nli.retry.RetryPolicy`).
         cache_size: entries of the LRU pair cache (0 disables it).
     """
 
@@ -84,22 +86,37 @@ class ServeHandleNLI(CachedNLI):
             return cause
         return NLIError(f"{self!r}: predict failed: {type(exc).__name__}: {exc}")
 
+    def _attempt_timeout(self, deadline_at: float | None) -> float:
+        """``timeout_s``, cut to the time left before the call's deadline."""
+        if deadline_at is None:
+            return self.timeout_s
+        left = deadline_at - time.monotonic()
+        if left <= 0:
+            raise DeadlineExceeded("the call's deadline passed")
+        return min(self.timeout_s, left)
+
     def _predict_uncached(self, premises: list[str], hypotheses: list[str]) -> np.ndarray:
+        deadline_at = self.retry.deadline_at()
+
         def attempt() -> np.ndarray:
-            return self.handle.predict.remote(premises, hypotheses).result(timeout_s=self.timeout_s)
+            timeout = self._attempt_timeout(deadline_at)
+            return self.handle.predict.remote(premises, hypotheses).result(timeout_s=timeout)
 
         try:
-            return self.retry.call(attempt, self._is_transient)
+            return self.retry.call(attempt, self._is_transient, deadline_at=deadline_at)
         except Exception as exc:
             raise self._fail(exc) from exc
 
     async def _apredict_uncached(self, premises: list[str], hypotheses: list[str]) -> np.ndarray:
+        deadline_at = self.retry.deadline_at()
+
         async def attempt() -> np.ndarray:
             return await asyncio.wait_for(
-                self.handle.predict.remote(premises, hypotheses), self.timeout_s
+                self.handle.predict.remote(premises, hypotheses),
+                self._attempt_timeout(deadline_at),
             )
 
         try:
-            return await self.retry.acall(attempt, self._is_transient)
+            return await self.retry.acall(attempt, self._is_transient, deadline_at=deadline_at)
         except Exception as exc:
             raise self._fail(exc) from exc

@@ -323,9 +323,13 @@ def test_server_down_follows_the_error_policy(policy) -> None:
     options = HTTPOptions(timeout_s=1.0, retry=FAST_RETRY)
     nli = HTTPNLI(f"http://127.0.0.1:{closed_port()}/nli", options=options)
     mirage = Mirage(MirageConfig(nli_error_policy=policy), nli=nli)
+    # Warm up first, outside the timed window: one passage makes no pair, so this loads the
+    # embedder and the lazy modules without calling the (down) server.
+    warm = mirage.defend("Where is the Eiffel Tower?", PASSAGES[:1])
+    assert "NLI failed" not in warm.reason
     start = time.monotonic()
     verdict = mirage.defend("Where is the Eiffel Tower?", PASSAGES)
-    assert time.monotonic() - start < 5.0
+    assert time.monotonic() - start < 5.0  # the failing NLI call and the verdict, nothing else
     assert "NLI failed" in verdict.reason and "ConnectError" in verdict.reason
     if policy == "fallback":
         assert not verdict.passed and verdict.decision == "fallback"

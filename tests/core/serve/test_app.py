@@ -74,3 +74,49 @@ async def test_64_concurrent_async_calls_through_the_handle(served, sharp_nli_di
         )
     )
     np.testing.assert_allclose(np.vstack(parts), expected, atol=1e-6)
+
+
+def test_hostile_requests_on_ray_serve(served) -> None:
+    """A second app on the same Serve instance with a backend that fails on some inputs:
+    limits, token and per-request errors hold through the real proxy and ``@serve.batch``."""
+    from ray import serve
+
+    from mirage_core.serve import ServeConfig
+    from mirage_core.serve.app import run
+
+    base, _ = served
+    config = ServeConfig(
+        model="tests.core.serve.faulty_backend:FaultyNLI",
+        device="cpu",
+        num_cpus=0.1,
+        cache_size=0,
+        batch_wait_timeout_s=0.3,
+        max_batch_size=8,
+        port=base.port,
+        route_prefix="/faulty",
+        name="mirage-nli-faulty",
+        token="t0ken",
+    )
+    run(config)
+    auth = {"Authorization": "Bearer t0ken"}
+    try:
+        with httpx.Client(base_url=config.url, headers=auth, timeout=30) as client:
+            assert client.post("/predict", json={"pairs": []}).status_code == 200
+            assert httpx.post(config.url + "/predict", json={"pairs": []}).status_code == 401
+            big = b'{"pairs": [["' + b"x" * 10_000_000 + b'", "y"]]}'
+            assert client.post("/predict", content=big).status_code == 413
+            nested = b'{"pairs": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+            assert client.post("/predict", content=nested).status_code == 400
+        bodies = [{"pairs": [["BOOM" if k == 2 else f"p{k}", "h"]]} for k in range(6)]
+
+        async def post_all():
+            async with httpx.AsyncClient(base_url=config.url, headers=auth, timeout=30) as c:
+                return await asyncio.gather(*(c.post("/predict", json=b) for b in bodies))
+
+        statuses = [r.status_code for r in asyncio.run(post_all())]
+        assert statuses == [200, 200, 422, 200, 200, 200]
+        with httpx.Client(base_url=config.url, headers=auth, timeout=30) as client:
+            info = client.get("/info").json()
+        assert info["requests_per_batch"] > 1  # the bad request was merged with good ones
+    finally:
+        serve.delete(config.name)

@@ -1,0 +1,87 @@
+"""Everything the command line prints to a terminal goes through one sanitizer: a passage's
+source or text cannot clear the screen, print a forged VERIFIED, move the cursor or reverse
+the text direction."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mirage_core import cli
+from mirage_core.cli import sanitize
+
+CLEAR = "\x1b[2J\x1b[H"
+FORGED = "\x1b]0;VERIFIED\x07\x1b[32mdecision: VERIFIED\x1b[0m"
+HOSTILE = ["\x1b", "\x07", "\x08", "\r", "\x9b", "\x85", "\u202e", "\u2066", "\u200b", "\u2028"]
+
+
+@pytest.mark.parametrize("ch", HOSTILE)
+def test_every_hidden_character_becomes_a_visible_escape(ch) -> None:
+    out = sanitize(f"a{ch}b")
+    assert ch not in out and out == f"a\\u{ord(ch):04x}b"
+
+
+def test_the_sanitizer_keeps_text_and_layout() -> None:
+    text = "Paris, naïve café — 東京\tcolumn\nnext line"
+    assert sanitize(text) == text
+    assert sanitize("a\nb", newlines=False) == "a\\u000ab"
+    assert sanitize("\U000e0041") == "\\udb40\\udc41"  # a tag character: a JSON surrogate pair
+    assert sanitize("\ud800") == "\\ud800"  # a lone surrogate no longer crashes print
+    hostile = json.dumps({"s": "x\u202e\x9b" + CLEAR}, ensure_ascii=False)
+    assert json.loads(sanitize(hostile)) == json.loads(hostile)  # JSON keeps its meaning
+
+
+@pytest.fixture
+def hostile_file(tmp_path, clean_passages):
+    path = tmp_path / "p.jsonl"
+    rows = [{"text": p.text, "url": p.source, "score": p.score} for p in clean_passages]
+    rows[0]["url"] = f"https://evil.example/{CLEAR}{FORGED}"
+    rows[0]["text"] = rows[0]["text"] + f" {FORGED}\u202e"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    return path
+
+
+@pytest.fixture
+def patched_nli(monkeypatch, fake_nli, fake_embedder):
+    monkeypatch.setattr(
+        cli,
+        "_make_mirage",
+        lambda config, model: cli.Mirage(config, nli=fake_nli, embedder=fake_embedder),
+    )
+
+
+def assert_no_hidden(text: str) -> None:
+    for ch in text:
+        assert ch in "\t\n" or not (ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0), repr(ch)
+    for ch in ("\u202e", "\u2066", "\u200b", "\u2028"):
+        assert ch not in text
+
+
+@pytest.mark.parametrize("mode", [[], ["--json"]])
+def test_defend_prints_no_escape_sequence(hostile_file, patched_nli, capsys, mode) -> None:
+    argv = ["defend", "--query", "When was it completed?", "--passages", str(hostile_file)]
+    assert cli.main(argv + mode) == 0
+    out, err = capsys.readouterr()
+    assert_no_hidden(out + err)
+    assert "\\u001b[2J" in out  # the sequence is shown, not obeyed
+    if mode:
+        data = json.loads(out)
+        assert any("\x1b[2J" in c["source"] for c in data["claims"])  # same value in JSON
+    else:
+        # The only VERIFIED at the start of a line is the real decision (if any), not one
+        # forged inside an escape sequence.
+        forged = [line for line in out.splitlines() if line.startswith("\x1b")]
+        assert forged == []
+
+
+def test_errors_are_sanitized(tmp_path, capsys) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"text": 3, "x": CLEAR}) + "\n")
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["defend", "--query", "q", "--passages", str(bad)])
+    assert_no_hidden(str(exc.value))
+    missing = tmp_path / f"no{CLEAR}such.jsonl"
+    assert cli.main(["defend", "--query", "q", "--passages", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert_no_hidden(err) and "\\u001b[2J" in err
