@@ -93,6 +93,12 @@ class MirageConfig:
     redundancy_filter: RedundancyFilter = "none"
     """Hold back the passages RAGDefender's estimate marks as the adversarial majority once the
     gate has passed (:mod:`mirage_core.redundancy_filter`)."""
+    max_passages: int = field(default=100, metadata=rule("int"))
+    """Passages analyzed, in the caller's order; the rest are left out (never delivered) and the
+    verdict warns."""
+    max_total_chars: int = field(default=1_000_000, metadata=rule("int"))
+    """Characters analyzed over all passages; passages past the budget are left out (never
+    delivered) and the verdict warns."""
     max_passage_chars: int = field(default=20_000, metadata=rule("int"))
     """Characters of a passage analyzed; the rest is ignored and the verdict warns."""
     max_claims_per_passage: int = field(default=64, metadata=rule("int"))

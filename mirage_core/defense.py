@@ -20,14 +20,14 @@ import numpy as np
 
 from mirage_core.config import MirageConfig
 from mirage_core.embeddings import Embedder, as_embedder
-from mirage_core.errors import NLIError
 from mirage_core.evidence import Evidence, prepare_evidence
 from mirage_core.gate import decide, measure
 from mirage_core.graph import ClaimGraph, build_graph
-from mirage_core.nli.base import NLIBackend, validate_probs
+from mirage_core.nli.base import NLIBackend
 from mirage_core.pairs import CandidatePairs, build_pairs
 from mirage_core.quarantine import apply_quarantine
 from mirage_core.redundancy_filter import require_sklearn
+from mirage_core.scoring import Scored, ascore_batch, score_batch
 from mirage_core.selection import select_claims
 from mirage_core.types import Passage, PassageLike, check_query, to_passages
 from mirage_core.verdict import Verdict, make_verdict
@@ -127,33 +127,51 @@ class Mirage:
         self, queries: Sequence[str], passage_lists: Sequence[Sequence[PassageLike]]
     ) -> list[Verdict]:
         """``defend`` for many queries; their NLI pairs go to the backend in one call."""
-        if isinstance(queries, str) or len(queries) != len(passage_lists):
-            raise ValueError(
-                "defend_many needs one passage list per query (two sequences of equal length)"
-            )
-        batch = [
-            self._pair(check_query(q), to_passages(p))
-            for q, p in zip(queries, passage_lists, strict=True)
-        ]
-        probs, error = self._score(batch)
-        verdicts, offset = [], 0
-        for item in batch:
-            n = item.n_directed
-            verdicts.append(self._verdict(item, None if error else probs[offset : offset + n], error))
-            offset += n
-        return verdicts
+        batch = self._pair_all(queries, passage_lists)
+        scored = (
+            score_batch(batch, self.nli.predict, self.config.nli_error_policy)
+            if any(item.n_directed for item in batch)
+            else [(None, None)] * len(batch)
+        )
+        return [self._verdict(item, *result) for item, result in zip(batch, scored, strict=True)]
 
     async def adefend(self, query: str, passages: Sequence[PassageLike]) -> Verdict:
-        """Async ``defend``: the CPU / model work runs in a worker thread."""
-        return await asyncio.to_thread(self.defend, query, passages)
+        """Async ``defend``: the CPU work runs in a worker thread, the NLI call through the
+        backend's ``apredict`` (a remote server is awaited; ``max_concurrent_requests`` holds)."""
+        return (await self.adefend_many([query], [passages]))[0]
 
     async def adefend_many(
         self, queries: Sequence[str], passage_lists: Sequence[Sequence[PassageLike]]
     ) -> list[Verdict]:
         """Async ``defend_many`` (one shared NLI call, off the event loop)."""
-        return await asyncio.to_thread(self.defend_many, queries, passage_lists)
+        batch = await asyncio.to_thread(self._pair_all, queries, passage_lists)
+        scored: list[Scored] = [(None, None)] * len(batch)
+        if any(item.n_directed for item in batch):
+            nli = await asyncio.to_thread(lambda: self.nli)  # a first load stays off the loop
+            apredict = getattr(nli, "apredict", None)
+            policy = self.config.nli_error_policy
+            scored = (
+                await ascore_batch(batch, apredict, policy)
+                if apredict is not None
+                else await asyncio.to_thread(score_batch, batch, nli.predict, policy)
+            )
+        return await asyncio.to_thread(
+            lambda: [self._verdict(item, *r) for item, r in zip(batch, scored, strict=True)]
+        )
 
     # -- steps ---------------------------------------------------------------------------
+    def _pair_all(
+        self, queries: Sequence[str], passage_lists: Sequence[Sequence[PassageLike]]
+    ) -> list[_Query]:
+        if isinstance(queries, str) or len(queries) != len(passage_lists):
+            raise ValueError(
+                "defend_many needs one passage list per query (two sequences of equal length)"
+            )
+        return [
+            self._pair(check_query(q), to_passages(p))
+            for q, p in zip(queries, passage_lists, strict=True)
+        ]
+
     def _pair(self, query: str, passages: list[Passage]) -> _Query:
         """Evidence preparation, then pairing (both before the shared NLI call)."""
         # The first use loads the embedding model: outside the step timings.
@@ -166,38 +184,6 @@ class Mirage:
             item.pairs, item.conflict = build_pairs(evidence, self.config, embed)
         return item
 
-    def _score(self, batch: list[_Query]) -> tuple[np.ndarray, BaseException | None]:
-        """One NLI call for every directed pair of every query (both directions per pair)."""
-        premises: list[str] = []
-        hypotheses: list[str] = []
-        for item in batch:
-            if not item.n_directed:
-                continue
-            texts = [c.text for c in item.evidence.claims]
-            left = [texts[i] for i in item.pairs.left]  # type: ignore[union-attr]
-            right = [texts[i] for i in item.pairs.right]  # type: ignore[union-attr]
-            premises += left + right
-            hypotheses += right + left
-        if not premises:
-            return np.empty((0, 3)), None
-        # Loading the backend is outside the error policy: a missing model or extra is a
-        # setup error, not an NLI failure to fail open or closed on.
-        nli = self.nli
-        t0 = time.perf_counter()
-        try:
-            probs = validate_probs(nli.predict(premises, hypotheses), len(premises))
-        except Exception as exc:
-            if self.config.nli_error_policy == "raise":
-                if isinstance(exc, NLIError):
-                    raise
-                raise NLIError(f"NLI backend failed: {type(exc).__name__}: {exc}") from exc
-            return np.empty((0, 3)), exc
-        elapsed = time.perf_counter() - t0
-        for item in batch:  # share the batched time by pair count
-            if item.n_directed:
-                item.evidence.timings["nli"] = elapsed * item.n_directed / len(premises)
-        return probs, None
-
     def _verdict(
         self, item: _Query, probs: np.ndarray | None, error: BaseException | None
     ) -> Verdict:
@@ -207,7 +193,7 @@ class Mirage:
             return self._unverified(item, error)
         t0 = time.perf_counter()
         pairs = item.pairs
-        assert probs is not None
+        probs = np.empty((0, 3)) if probs is None else probs  # a query with no pair
         sourced = build_graph(claims, pairs.left, pairs.right, probs, item.conflict, cfg)
         allowed, quarantined, coordination = apply_quarantine(
             evidence.coordinated, claims, sourced.graph, sourced.groups, cfg

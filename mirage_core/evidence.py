@@ -1,6 +1,6 @@
 """Evidence preparation: everything up to the NLI call that depends on the passages alone.
 
-Dedupe the passages, name their publishers and independence groups, find coordinated
+Apply the limits, normalize the text (:mod:`mirage_core.normalize`), dedupe the passages, name their publishers and independence groups, find coordinated
 (planted-looking) passages, split the rest into claims and measure each claim's relevance to
 the query. Each step is one function; :func:`prepare_evidence` runs them in order.
 """
@@ -11,7 +11,7 @@ import dataclasses
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -20,6 +20,7 @@ from mirage_core.claims import clean_text, extract_claims
 from mirage_core.config import MirageConfig
 from mirage_core.errors import EmbeddingError
 from mirage_core.independence import independence_groups, publishers_of
+from mirage_core.normalize import NormalizedText, normalize_query, normalize_text
 from mirage_core.records import NonClaim
 from mirage_core.relevance import lexical_relevance
 from mirage_core.types import Claim, Passage
@@ -83,13 +84,41 @@ def embed_under_policy(
         evidence.timings["embed"] = evidence.timings.get("embed", 0.0) + time.perf_counter() - t0
 
 
-def dedupe(passages: Sequence[Passage], evidence: Evidence, max_chars: int) -> list[Passage]:
-    """The passages worth reading, once each: empty ones and exact copies (after cleaning,
-    case-insensitive) are skipped with a warning; copies are not independent corroboration."""
-    kept: list[Passage] = []
+def within_limits(
+    passages: Sequence[Passage], evidence: Evidence, config: MirageConfig
+) -> Sequence[Passage]:
+    """The passages the limits allow, in the caller's (rank) order: at most ``max_passages``,
+    and no passage once ``max_total_chars`` characters were taken. What is left out is never
+    delivered; the verdict warns."""
+    kept = passages[: config.max_passages]
+    if len(passages) > len(kept):
+        evidence.warnings.append(
+            f"{len(passages):,} passages; only the first {len(kept):,} were analyzed "
+            f"(max_passages)"
+        )
+    budget, total = config.max_total_chars, 0
+    for i, p in enumerate(kept):
+        total += min(len(p.text), config.max_passage_chars)
+        if total > budget:
+            evidence.warnings.append(
+                f"passages {i}–{len(passages) - 1} left out: the evidence exceeds "
+                f"{budget:,} characters (max_total_chars)"
+            )
+            return kept[:i]
+    return kept
+
+
+def dedupe(
+    passages: Sequence[Passage], evidence: Evidence, max_chars: int
+) -> list[tuple[Passage, NormalizedText]]:
+    """The passages worth reading, once each, with their normalized text: empty ones and exact
+    copies (after normalization, case-insensitive) are skipped with a warning; copies are not
+    independent corroboration."""
+    kept: list[tuple[Passage, NormalizedText]] = []
     seen: dict[str, int] = {}
     for i, p in enumerate(passages):
-        norm = clean_text(p.text).lower()
+        normalized = normalize_text(p.text)
+        norm = clean_text(normalized.text).lower()
         if not norm:
             evidence.warnings.append(f"passage {i} is empty or whitespace; skipped")
             continue
@@ -102,7 +131,8 @@ def dedupe(passages: Sequence[Passage], evidence: Evidence, max_chars: int) -> l
                 f"passage {i} has {len(p.text):,} characters; only the first "
                 f"{max_chars:,} were analyzed"
             )
-        kept.append(p)
+        # every step reads the normalized text; claim spans are mapped back to the caller's
+        kept.append((replace(p, text=normalized.text), normalized))
         evidence.passage_ids.append(i)
     return kept
 
@@ -173,6 +203,7 @@ def find_coordinated(evidence: Evidence, config: MirageConfig) -> None:
 
 def split_claims(
     kept: Sequence[Passage],
+    normalized: Sequence[NormalizedText],
     sources: list[str],
     domains: list[str],
     evidence: Evidence,
@@ -198,7 +229,19 @@ def split_claims(
         filter_non_claims=m.claim_filter,
         skipped=skipped,
     )
-    evidence.non_claims = [NonClaim(**item) for item in skipped]  # type: ignore[arg-type]
+    # spans into the caller's text, whatever normalization changed
+    by_passage = dict(zip(evidence.passage_ids, normalized, strict=True))
+    evidence.claims = [
+        replace(c, start=s, end=e)
+        for c in evidence.claims
+        for s, e in [by_passage[c.passage_index].original_span(c.start, c.end)]
+    ]
+    evidence.non_claims = []
+    for item in skipped:
+        start, end = by_passage[item["passage"]].original_span(item["start"], item["end"])
+        evidence.non_claims.append(
+            NonClaim(item["passage"], start, end, item["reason"])  # type: ignore[arg-type]
+        )
     with_claims = {c.passage_index for c in evidence.claims}
     for i in evidence.passage_ids:
         if i not in with_claims:
@@ -219,14 +262,15 @@ def split_claims(
 def prepare_evidence(
     query: str, passages: Sequence[Passage], config: MirageConfig, embed: EmbedFn | None
 ) -> Evidence:
-    """Dedupe → passage embeddings → sources and independence groups → coordination → claims
-    and their relevance. ``embed`` is ``None`` when the config reads no embeddings."""
-    evidence = Evidence(query=query, n_passages=len(passages))
+    """Limits → normalization and dedupe → passage embeddings → sources and independence
+    groups → coordination → claims and their relevance. ``embed`` is ``None`` when the config reads no embeddings."""
+    evidence = Evidence(query=normalize_query(query), n_passages=len(passages))
     t0 = time.perf_counter()
     if not passages:
         evidence.early_reason = "no evidence: no passages were retrieved"
         return evidence
-    kept = dedupe(passages, evidence, config.max_passage_chars)
+    pairs = dedupe(within_limits(passages, evidence, config), evidence, config.max_passage_chars)
+    kept = [p for p, _ in pairs]
     evidence.texts = [clean_text(p.text[: config.max_passage_chars]) for p in kept]
     if embed is not None and kept:
         evidence.embeddings = embed_under_policy(embed, evidence.texts, config, evidence)
@@ -234,7 +278,7 @@ def prepare_evidence(
             return evidence
     sources, domains = assign_sources(kept, evidence, config)
     find_coordinated(evidence, config)
-    split_claims(kept, sources, domains, evidence, config)
+    split_claims(kept, [n for _, n in pairs], sources, domains, evidence, config)
     # stage timings do not overlap: embedding has its own entry
     evidence.timings["claims"] = time.perf_counter() - t0 - evidence.timings.get("embed", 0.0)
     return evidence

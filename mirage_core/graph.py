@@ -165,6 +165,10 @@ def claim_scores(
     query's claims (1.0 when scores are absent or all equal)."""
     trust = np.array([config.trust_of(c.domain) for c in claims], dtype=np.float64)
     raw = np.array([c.retrieval_score for c in claims], dtype=np.float64)
+    with np.errstate(over="ignore"):
+        overflow = raw.size > 0 and not np.isfinite(raw.max() - raw.min())
+    if overflow:
+        raw = raw / np.abs(raw).max()  # scores near ±1e308: their difference overflows
     lo, hi = (raw.min(), raw.max()) if raw.size else (0.0, 0.0)
     r_norm = (raw - lo) / (hi - lo) if hi - lo > 1e-12 else np.ones_like(raw)
     return np.log1p(n_support) + config.method.alpha * trust + config.method.beta * r_norm

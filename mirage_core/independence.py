@@ -13,6 +13,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from mirage_core.types import UNSOURCED
+
 __all__ = ["independence_groups", "publishers_of"]
 
 
@@ -22,11 +24,13 @@ def publishers_of(
     """Who counts as one publisher: each passage's domain, or each document (its source) when
     the whole evidence comes from one domain and ``single_domain == "documents"`` (a
     single-publisher corpus, such as a Wikipedia dump, could never reach ``d_min`` otherwise).
-    Returns the publishers and, when documents were chosen, the warning for the verdict."""
+    Returns the publishers and, when documents were chosen, the warning for the verdict.
+    Passages without a source (:data:`~mirage_core.types.UNSOURCED`) stay one publisher."""
     if (
         mode != "none"
         and single_domain == "documents"
         and len(set(domains)) == 1
+        and domains[0] != UNSOURCED
         and len(set(sources)) > 1
     ):
         warning = (

@@ -7,7 +7,10 @@ text at all; answer from own knowledge, conservatively.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterable
+from typing import Literal
 
 from mirage_core.types import Claim
 from mirage_core.verdict import Verdict
@@ -34,16 +37,38 @@ Question: {question}
 Answer:"""
 
 
+#: Every line break a model or a terminal may honour: quoted data never holds one.
+_LINE_BREAKS = re.compile("[\r\n\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+#: Angle brackets could open or close a tag (``</evidence>``, ``<|im_start|>``) in any case:
+#: quoted data shows look-alike angle quotes instead.
+_BRACKETS = str.maketrans({"<": "‹", ">": "›", '"': "'"})
+
+EvidenceFormat = Literal["lines", "json"]
+
+
 def _quote(text: str) -> str:
-    # Keep claims on one line and unable to close the evidence block.
-    return text.replace("\n", " ").replace("</evidence>", "</ evidence>").replace('"', "'")
+    """``text`` as one line of data that cannot close the evidence block or open a tag."""
+    return _LINE_BREAKS.sub(" ", text).translate(_BRACKETS)
 
 
-def format_claims(claims: Iterable[Claim]) -> str:
-    """Claims grouped by source, each quoted on its own line."""
+def _by_source(claims: Iterable[Claim]) -> dict[str, list[str]]:
     by_source: dict[str, list[str]] = {}
     for claim in claims:
         by_source.setdefault(claim.source, []).append(claim.text)
+    return by_source
+
+
+def format_claims(claims: Iterable[Claim], evidence_format: EvidenceFormat = "lines") -> str:
+    """Claims grouped by source: each quoted on its own line (``"lines"``), or one JSON array of
+    ``{"source", "claims"}`` objects (``"json"``, every non-ASCII character, line break and
+    angle bracket escaped)."""
+    by_source = _by_source(claims)
+    if evidence_format == "json":
+        data = [{"source": s, "claims": texts} for s, texts in by_source.items()]
+        encoded = json.dumps(data, ensure_ascii=True, indent=1)
+        return encoded.replace("<", "\\u003c").replace(">", "\\u003e")
+    if evidence_format != "lines":
+        raise ValueError(f"evidence_format must be 'lines' or 'json', got {evidence_format!r}")
     blocks = []
     for source, texts in by_source.items():
         lines = "\n".join(f'  - "{_quote(t)}"' for t in texts)
@@ -51,10 +76,12 @@ def format_claims(claims: Iterable[Claim]) -> str:
     return "\n".join(blocks)
 
 
-def render_prompt(question: str, verdict: Verdict | None) -> str:
+def render_prompt(
+    question: str, verdict: Verdict | None, evidence_format: EvidenceFormat = "lines"
+) -> str:
     """The prompt for ``verdict``'s route (the fallback prompt when ``verdict`` is None)."""
     if verdict is not None and verdict.passed:
         return VERIFIED_PROMPT.format(
-            evidence=format_claims(verdict.verified_claims), question=question
+            evidence=format_claims(verdict.verified_claims, evidence_format), question=question
         )
     return FALLBACK_PROMPT.format(question=question)

@@ -27,7 +27,7 @@ def greedy_select(
     available = np.ones(gain.size, dtype=bool) if eligible is None else eligible.astype(bool).copy()
     picked: list[int] = []
     while available.any():
-        masked = np.where(available, gain, -np.inf)
+        masked = np.where(available & ~np.isnan(gain), gain, -np.inf)  # NaN is never a gain
         best = int(np.argmax(masked))
         if masked[best] <= 0:
             break

@@ -7,7 +7,16 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
 
-__all__ = ["Claim", "Passage", "PassageLike", "check_query", "to_passage", "to_passages"]
+__all__ = [
+    "UNSOURCED",
+    "Claim",
+    "Passage",
+    "PassageLike", "check_query", "to_passage", "to_passages"]
+
+
+#: The one domain of every passage that names no source (no ``source``, ``domain`` or source-like
+#: metadata): such passages count as one publisher together.
+UNSOURCED = "(no source)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,19 +61,26 @@ class Passage:
 
     def resolved_source(self, index: int) -> str:
         """The source id used for pairing: explicit, else from metadata, else ``passage-<index>``."""
+        return self._named_source() or f"passage-{index}"
+
+    def _named_source(self) -> str | None:
         if self.source:
             return self.source
         for key in ("url", "source", "id", "doc_id", "file_name"):
             value = self.metadata.get(key)
             if isinstance(value, str) and value.strip():
                 return value.strip()
-        return f"passage-{index}"
+        return None
 
     def resolved_domain(self, index: int) -> str:
-        """The domain used for trust and d_src: explicit, else the URL host, else the source."""
+        """The domain used for trust and d_src: explicit, else the URL host, else the source.
+        Passages that name no source at all share one domain, :data:`UNSOURCED`: text of
+        unknown origin is never independent corroboration of other such text."""
         if self.domain:
             return self.domain.lower()
-        source = self.resolved_source(index)
+        source = self._named_source()
+        if source is None:
+            return UNSOURCED
         host = urlparse(source).netloc if "://" in source else ""
         host = host.lower().split("@")[-1].split(":")[0]
         if host.startswith("www."):
@@ -109,9 +125,10 @@ class Claim:
     """A sentence-level claim with its provenance.
 
     ``start``/``end`` are character offsets into the original passage text, so
-    ``passage.text[start:end]`` is the claim as written; ``text`` is that sentence with
-    whitespace normalized and reference markers such as ``[12]`` or ``[citation needed]``
-    removed (what the NLI model and the generator see).
+    ``passage.text[start:end]`` is the claim as written; ``text`` is that sentence as every
+    step reads it: normalized (:mod:`mirage_core.normalize`), whitespace collapsed, reference
+    markers such as ``[12]`` or ``[citation needed]`` removed (what the NLI model and the
+    generator see).
     """
 
     index: int

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from mirage_core import CallableNLI, Mirage, MirageConfig, NLIError, Passage
+from mirage_core.types import UNSOURCED
 
 QUERY = "When was the Eiffel Tower completed?"
 
@@ -125,13 +126,15 @@ def test_binary_junk_and_control_characters(mirage, clean_passages):
     assert all("\x00" not in c.text and "\x1b" not in c.text for c in mixed.claims)
 
 
-def test_missing_metadata_gets_positional_sources(mirage):
+def test_missing_metadata_gets_positional_sources_of_one_unknown_publisher(mirage):
     v = mirage.defend(
         QUERY,
         ["The Eiffel Tower is located in Paris.", "The Eiffel Tower is located in Paris, France."],
     )
     assert {c.source for c in v.claims} == {"passage-0", "passage-1"}
-    assert v.decision == "verified"
+    # text of unknown origin is no independent corroboration of other such text
+    assert {c.domain for c in v.claims} == {UNSOURCED}
+    assert v.decision == "fallback" and v.d_src == 1
 
 
 def test_non_english_text(mirage):
