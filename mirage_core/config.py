@@ -54,7 +54,7 @@ class MirageConfig:
         kappa: minimum p_contra for a contradiction edge to count, after the two directions
             are combined (``contradiction_symmetry``) (0.8; the paper's provisional 0.5 in
             :meth:`paper`). Chosen with ``contradiction_symmetry="mean"`` on the scoreboard's
-            fit split in session 7 (``benchmarks/results/scoreboard-choice.md``): the packaged
+            fit split in session 7 (``research/results/scoreboard-choice.md``): the packaged
             model gives compatible claims p_contra 0.5–0.7 often enough that 0.5 costs 5–8
             points of clean gpe-eval pass (fit / report split).
         alpha: weight of domain trust in the claim score (0.5, provisional).
@@ -91,18 +91,18 @@ class MirageConfig:
         fact_similarity: share of the shorter sentence's tokens that must align with the other
             for the fact check to compare them (0.7): a minimal edit keeps the rest of the
             sentence, two different sentences on one topic do not (chosen on the fit split of
-            ``benchmarks/factcheck_precision.py``).
+            ``research/factcheck_precision.py``).
         answer_conflict: block when two verified claims from different sources each hold at
             least this share of the query's content words (a word of what it asks among them)
             and name different facts of the kind the question asks for (numbers, months or
             proper names), none of them in the query: two sources answering the question
             differently (:mod:`mirage_core.answer_conflict`; ``None`` = off). 0.6, chosen on
-            the scoreboard's fit split (``benchmarks/results/scoreboard-choice.md``).
+            the scoreboard's fit split (``research/results/scoreboard-choice.md``).
         answer_conflict_scope: where the answer-slot rule looks for a fact the two claims have
             in common: ``"claim"`` (the two sentences; default) or ``"passage"`` (each claim's
             facts against the other claim's whole passage, so a page that names the other
             page's answer in another sentence does not answer differently; measured in session
-            12, it lets more planted answers through: ``benchmarks/results/scoreboard-choice.md``).
+            12, it lets more planted answers through: ``research/results/scoreboard-choice.md``).
         answer_conflict_context: which words tell that a claim restates the question:
             ``"claim"`` (its own) or ``"lead+previous"`` (its own plus those of its page's
             first claim and of the claim before it, so "The dynastic capital was Vienna" on
@@ -111,7 +111,7 @@ class MirageConfig:
             :func:`mirage_core.answer_conflict.topic_context`).
         fact_kinds: the fact-check kinds that count as conflicts (``number``, ``month``,
             ``name``); only kinds measured at ≥ 95% precision on clean web evidence are on by
-            default (see ``benchmarks/factcheck_precision.py``).
+            default (see ``research/factcheck_precision.py``).
 
     Source independence (coordinated poisoning; :meth:`paper` uses ``"none"``):
         independence: what counts as one source for n(c) and d_src: ``"none"`` (every
@@ -129,7 +129,7 @@ class MirageConfig:
             such query).
         duplicate_threshold: passage cosine at which two passages (or groups, by
             ``duplicate_linkage``) are one source (0.7: chosen on the fit split of
-            ``benchmarks/independence.py``).
+            ``research/independence.py``).
         duplicate_linkage: how two groups' similarity is measured when merging them:
             ``"average"`` (mean cosine over their passage pairs, the default: planted passages
             are close on average while independent coverage of one story only has a few
@@ -149,7 +149,7 @@ class MirageConfig:
             (``CoordinationModel.min_tokens``). The embedding model's centers and
             thresholds were fit on all-MiniLM-L6-v2 cosines; an ``embedder`` of another
             family shifts them. Chosen on the fit split of the scoreboard
-            (``benchmarks/results/scoreboard-choice.md``). Known false alarm: honest
+            (``research/results/scoreboard-choice.md``). Known false alarm: honest
             evidence whose passages all share one word and read alike, with nothing else
             retrieved, looks like planted passages alone (12% of honest gpe-eval page sets at
             k = 5, report split; the README example's four honest passages on their own), and
@@ -221,11 +221,11 @@ class MirageConfig:
             partners (its best partner in each other source first, then by token overlap), so
             NLI work grows linearly with the claims: at most ``partners_per_claim × n_claims``
             pairs, each scored in both directions (:mod:`mirage_core.pair_budget`; 2, chosen
-            on the scoreboard, ``benchmarks/results/pair_budget.md``). ``None`` = every
+            on the scoreboard, ``research/results/pair_budget.md``). ``None`` = every
             candidate pair.
         partner_ranking: how a claim ranks its candidate partners for the budget: by token
             ``"overlap"`` (the default: no model) or by the cosine of the claims' sentence
-            ``"embedding"`` (loads the embedder; measured in ``benchmarks/results/pair_budget.md``).
+            ``"embedding"`` (loads the embedder; measured in ``research/results/pair_budget.md``).
         max_pairs: a hard cap on a query's NLI pairs after the per-claim budget; the pairs
             whose claims are most relevant to the query are kept first (4096; ``None`` = no cap).
         batch_size: NLI batch size hint passed to backends that batch (64).

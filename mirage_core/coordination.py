@@ -106,7 +106,7 @@ ISOLATED_SIGNALS: tuple[str, ...] = tuple(s for s in SIGNALS if s != "tightness"
 
 #: Query content tokens an honest sentence restates anyway (the subject's name and the relation
 #: it answers about): the median best-sentence count of the honest gpe-eval groups of
-#: ``benchmarks/coordination_signals.py``'s fit half (3, for queries of 14 content tokens at
+#: ``research/coordination_signals.py``'s fit half (3, for queries of 14 content tokens at
 #: the median; 75th / 90th percentile 4 / 5). A query of this many content tokens or fewer
 #: scores 0: a direct answer restates all of it.
 RESTATEMENT_ALLOWANCE = 3
@@ -437,7 +437,7 @@ class CoordinationModel:
     six content tokens) a share moves by a sixth per word and agreeing honest snippets look
     exactly like planted copies, so such evidence is left to the contradiction and diversity
     gates, as without coordination signals. Fit as the largest floor that loses no planted
-    group caught on the fit half (``benchmarks/coordination_signals.py``).
+    group caught on the fit half (``research/coordination_signals.py``).
 
     ``isolated_signals`` / ``isolated_threshold``: how a group that is the whole evidence is
     scored. ``tightness`` compares the group with the query's other passages; when there are
@@ -496,7 +496,7 @@ class CoordinationModel:
         )
 
 
-#: Fit by ``python benchmarks/coordination_signals.py`` (benchmarks/results/coordination_signals.txt):
+#: Fit by ``python -m research.coordination_signals`` (research/results/coordination_signals.txt):
 #: centers / scales are the median / MAD of honest gpe-eval groups (k = 10) of the fit half, the
 #: signals the combination whose worst poison variant caught most on the fit half, the threshold
 #: the one that flags 5% of honest fit sets. Held out: honest sets flagged 11% (length-matched
@@ -513,8 +513,8 @@ class CoordinationModel:
 #: (``isolated_signals``) against its own threshold. Session 5 fit ``answer_focus`` + ``cosine``
 #: with the lowest threshold that flags at most 2% of the scoreboard's honest gpe-eval fit sets
 #: (1.169). Session 7 compared every combination of the isolated signals at one honest cost, the
-#: 11 of 300 honest fit sets the shipped scoring then flagged (``benchmarks/coordination_isolated.py
-#: --budget answer_focus,cosine@0.8``; benchmarks/results/coordination_isolated.txt), and took
+#: 11 of 300 honest fit sets the shipped scoring then flagged (``research/coordination_isolated.py
+#: --budget answer_focus,cosine@0.8``; research/results/coordination_isolated.txt), and took
 #: the one catching the largest mean share of the attack-only evidence kinds on the fit split:
 #: ``answer_focus`` + ``novelty`` + ``cosine`` at 0.572 (planted passages repeat one story;
 #: honest pages bring facts of their own). Against ``answer_focus`` + ``cosine`` at that cost,
@@ -522,9 +522,9 @@ class CoordinationModel:
 #: 50% (39% / 39%, k = 10); PoisonedRAG poisons alone 94% / 94% and 86% / 84% (88% / 94%,
 #: 86% / 84%); dispersed poisons alone unchanged (90% / 100%, 80% / 80%). Shipped with
 #: ``MirageConfig.kappa`` 0.8 on the mean of both directions after a scoreboard sweep
-#: (benchmarks/results/scoreboard-choice.md).
+#: (research/results/scoreboard-choice.md).
 #: Session 11 added ``restatement`` and reran the comparison at the same honest cost (11 of 300
-#: honest fit sets; ``benchmarks/coordination_isolated.py --budget
+#: honest fit sets; ``research/coordination_isolated.py --budget
 #: answer_focus,novelty,cosine@0.572``). As a plain share of the query's content tokens it won
 #: (concentration + novelty + cosine + restatement at 0.276: attack-only gpe-eval pages caught
 #: 84% / 88% at k = 5, fit / report, NQ poisons alone 96% / 96%; on the scoreboard J3 +128.0
@@ -536,8 +536,8 @@ class CoordinationModel:
 #: (3.773, 1.169) bound the honest sets *flagged*, but a flag on honest evidence mostly costs
 #: delivered claims, not the pass, since the gate passes what remains. A sweep of both
 #: (``MirageConfig.coordination_threshold`` / ``coordination_isolated_threshold``; 1.5–4.5 and
-#: 0.8–2.0) was decided by ``benchmarks/choose_default.py`` (rule J3:
-#: benchmarks/results/scoreboard-choice.md): 2.5 and 0.8. Fit / report split against 3.773 /
+#: 0.8–2.0) was decided by ``research/choose_default.py`` (rule J3:
+#: research/results/scoreboard-choice.md): 2.5 and 0.8. Fit / report split against 3.773 /
 #: 1.169: wrong answer in gold + 5 evidence 13% / 7% (was 22% / 16%), attack-only gpe-eval
 #: evidence passed 36% / 23% (48% / 37%), clean gpe-eval pass 83.5% / 77.5% (87% / 80%),
 #: corroborated clean claims delivered 52% / 48% (69% / 64%).
@@ -545,7 +545,7 @@ class CoordinationModel:
 #: three places) and reran both comparisons. The whole-evidence picks (lexical + novelty +
 #: cosine + restatement + insistence + detail at 0.615; with shortqa's honest sets in the
 #: pool, concentration + answer_focus + novelty + cosine + detail at 0.384) and the group pick
-#: each lost on the scoreboard's fit split (benchmarks/results/scoreboard-choice.md, session
+#: each lost on the scoreboard's fit split (research/results/scoreboard-choice.md, session
 #: 13): what spares honest short answers spares fabricated pages too. The scoring below is
 #: unchanged.
 #: Needs embeddings (``tightness``, ``cosine``); without them :data:`TEXT_MODEL` applies.
@@ -577,9 +577,9 @@ DEFAULT_MODEL = CoordinationModel(
     min_tokens=14.0,
     isolated_signals=("answer_focus", "novelty", "cosine"),
     isolated_threshold=0.572,
-    provenance="benchmarks/coordination_signals.py, seed 0 (fit half); main threshold: "
-    "benchmarks/choose_default.py (scoreboard fit split, rule J3); isolated signals and "
-    "threshold: benchmarks/coordination_isolated.py (session 7; rerun in session 11)",
+    provenance="research/coordination_signals.py, seed 0 (fit half); main threshold: "
+    "research/choose_default.py (scoreboard fit split, rule J3); isolated signals and "
+    "threshold: research/coordination_isolated.py (session 7; rerun in session 11)",
 )
 
 
@@ -595,7 +595,7 @@ TEXT_MODEL = replace(
     min_tokens=13.0,
     isolated_signals=(),
     isolated_threshold=math.inf,
-    provenance="benchmarks/coordination_signals.py, seed 0 (fit half)",
+    provenance="research/coordination_signals.py, seed 0 (fit half)",
 )
 
 
