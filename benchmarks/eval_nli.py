@@ -29,8 +29,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from mirage_core.training.data import LABELS, build_splits, sample
-from mirage_core.training.evaluate import (
+from training.data import LABELS, build_splits, sample
+from training.evaluate import (
     build_eval_sets,
     format_table,
     load_model,
@@ -270,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
                 speed[variant][j] = max(speed[variant][j], pps)
     # agreement with fp32 on the timing sample (a cheap accuracy check for --speed-only)
     if "fp32" in models:
-        from mirage_core.training.evaluate import predict
+        from training.evaluate import predict
 
         prem = [e.premise for e in speed_set]
         hyp = [e.hypothesis for e in speed_set]

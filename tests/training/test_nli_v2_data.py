@@ -12,14 +12,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mirage_core.training.augment import (
+from training.augment import (
     Augmenter,
     paraphrase,
     paraphrase_pairs,
     question_pairs,
     to_question,
 )
-from mirage_core.training.data import (
+from training.data import (
     NLIExample,
     climate_fever_groups,
     load_vitaminc,
@@ -29,7 +29,7 @@ from mirage_core.training.data import (
     split_grouped,
     topic_groups,
 )
-from mirage_core.training.evaluate import compatible_metrics
+from training.evaluate import compatible_metrics
 
 
 def _vitaminc(folder: Path, rows: list[tuple[str, str, str, str, str]], gz: bool = True) -> Path:

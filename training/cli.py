@@ -1,7 +1,8 @@
 """``mirage train-nli``: the command-line entry of the NLI training pipeline.
 
-The lead wires :func:`register` into ``mirage_core/cli.py``. Nothing heavy is imported here:
-torch / transformers load inside :func:`run` only, so ``mirage --help`` stays fast.
+``mirage_core/cli.py`` adds it as a subcommand when this package is importable (a source
+checkout; the wheel does not ship it). Nothing heavy is imported here: torch / transformers load
+inside :func:`run` only, so ``mirage --help`` stays fast.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ __all__ = ["register", "run"]
 
 def register(subparsers: Any) -> None:
     """Add the ``train-nli`` subcommand to an ``argparse`` subparsers object."""
-    from mirage_core.training.train import add_arguments
+    from training.train import add_arguments
 
     parser = subparsers.add_parser(
         "train-nli",
@@ -31,6 +32,6 @@ def run(args: argparse.Namespace) -> int:
     import os
 
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    from mirage_core.training.train import train
+    from training.train import train
 
     return int(train(args) or 0)

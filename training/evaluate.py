@@ -1,10 +1,10 @@
 """Evaluation of a 3-way NLI cross-encoder on the held-out sets.
 
-Sets (built by :func:`build_eval_sets` from :func:`mirage_core.training.data.build_splits`):
+Sets (built by :func:`build_eval_sets` from :func:`training.data.build_splits`):
 
 * ``mnli-heldout`` — the half of MNLI dev-matched never trained on (grouped by premise);
 * ``sick`` — SICK (evaluation only);
-* ``minimal-edit`` — built by :class:`~mirage_core.training.augment.Augmenter` from held-out
+* ``minimal-edit`` — built by :class:`~training.augment.Augmenter` from held-out
   sentences only (MNLI held-out half, SNLI dev, ConjNLI dev, ANLI dev premises): one minimal
   factual edit (contradiction), one entailing rewrite and one unrelated (neutral) pair per
   sentence;
@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from mirage_core.training.data import LABELS, NLIExample, Splits, sample
+from training.data import LABELS, NLIExample, Splits, sample
 
 __all__ = [
     "build_eval_sets",
@@ -163,8 +163,8 @@ def compatible_set(
     different sentences of one held-out VitaminC page or ANLI dev paragraph), ``question-same``
     / ``question-related`` / ``question-edited`` (a question and a statement on one topic).
     Everything comes from sources that neither v1 nor v2 trained on."""
-    from mirage_core.training.augment import Augmenter, paraphrase_pairs, question_pairs
-    from mirage_core.training.data import related_neutral_pairs
+    from training.augment import Augmenter, paraphrase_pairs, question_pairs
+    from training.data import related_neutral_pairs
 
     out: list[NLIExample] = []
 
@@ -217,7 +217,7 @@ def build_eval_sets(
     names: Sequence[str] | None = None,
 ) -> dict[str, list[NLIExample]]:
     """The evaluation sets, in report order; ``names`` restricts which are built."""
-    from mirage_core.training.augment import Augmenter
+    from training.augment import Augmenter
 
     want = set(names) if names is not None else None
 

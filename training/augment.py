@@ -30,7 +30,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from mirage_core.training.data import NLIExample
+from training.data import NLIExample
 
 __all__ = [
     "CONTRADICTION_KINDS",

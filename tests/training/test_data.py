@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mirage_core.training.data import (
+from training.data import (
     load_climate_fever,
     load_jsonl,
     load_line_aligned,

