@@ -15,7 +15,7 @@ store makes them cheap). The rule, declared before looking at the report split:
 - the candidate with the highest fit-split J among those over the floor; if none is, the one
   with the highest CLEAN pass.
 
-Amended (session 5, after the ``coordinated_d_min`` candidates were run): J left out one of the
+Amended (2026-12-01, after the ``coordinated_d_min`` candidates were run): J left out one of the
 coordinated-poisoning issue's goals, "gold + 5 poisons: the evidence holds the correct answer
 only". A gate that blocks gold + 5 outright scores as well on J as one that delivers the gold
 passage alone, so J could not see the difference between them. The rule that decides is now
@@ -24,7 +24,7 @@ passage alone, so J could not see the difference between them. The rule that dec
 
 with the same floor. Both picks are printed; ties go to the candidate listed first.
 
-Amended again (session 6, after a sweep of the coordination model's thresholds had been run):
+Amended again (2026-12-01, after a sweep of the coordination model's thresholds had been run):
 J2 rewards what the defense delivers on poisoned evidence (the correct answer alone) but
 nothing it delivers on clean evidence, so it kept preferring lower coordination thresholds,
 which quarantine more honest passages: at each step fewer wrong answers, and fewer corroborated
@@ -37,7 +37,7 @@ one is added with the same weight:
 
 with the same floor. J3 decides; the J2 and J picks are printed too.
 
-Amended a third time (session 7, after the isolated-signal and κ candidates had been run, when
+Amended a third time (2026-12-01, after the isolated-signal and κ candidates had been run, when
 five of them came within 0.9 points of J3 of each other): J3 differences under ``TIE`` (1 point)
 are ties. One query of a 50-query PoisonedRAG split moves a rate by 2 points and J3 by 0.5; the
 report split reorders such candidates freely. Among the candidates over the floor within
@@ -45,7 +45,7 @@ report split reorders such candidates freely. Among the candidates over the floo
 k) is chosen, then the highest J3: the clean-evidence issue comes first. The plain J3 pick is
 printed too.
 
-Amended a fourth time (session 10, after the answer-slot sweep had run): J3 picked share 0.4,
+Amended a fourth time (2026-12-01, after the answer-slot sweep had run): J3 picked share 0.4,
 which buys its J3 by blocking honest evidence (clean pages 90% → 85.5% and snippets 96.5% →
 89.5% on the fit split; on the report split, seen before this amendment was written, 82% → 68%).
 The product's rule is that a change which lowers the clean-evidence figures is not done; the
@@ -53,7 +53,7 @@ floor now says so. With ``--baseline NAME`` (the shipped default's run), a candi
 fit-split gpe-eval CLEAN pass (pages or snippets, mean over k) is more than ``TIE`` below the
 baseline's is under the floor as well.
 
-Amended a fifth time (session 11, after the ``ntcr2.748`` candidate had run): J3 picked it over
+Amended a fifth time (2026-12-02, after the ``ntcr2.748`` candidate had run): J3 picked it over
 the shipped default for the corroborated clean claims it delivers (74% against 57% on the fit
 split), while it met fewer of the scoreboard's goals (9 of 36 on the fit split against 12: wrong
 answers in NQ gold + 5 8% → 16%, correct answer only 38% → 26%, gpe-eval MIXED polluted share at
@@ -61,7 +61,7 @@ k = 5 37% → 46%). The product's rule is that a change which lowers the scorebo
 not done. With ``--baseline NAME``, a candidate that meets fewer goals on the fit split than the
 baseline is under the floor as well. Said plainly: written after seeing that candidate's figures.
 
-Amended a sixth time (session 12, after the scoreboard gained shortqa, the only honest
+Amended a sixth time (2026-12-02, after the scoreboard gained shortqa, the only honest
 multi-source evidence for short questions, and the shipped default had run on it: clean pass
 76.7% on the fit split, 63% of the honest sets flagged by the coordination signals; no
 candidate had run on it). A run that has the shortqa rows counts shortqa as one more dataset
@@ -77,7 +77,7 @@ under it (76.7%): no candidate is over the floor, and the fallback picks the hig
 pass alone, whatever the other figures. The absolute floor is therefore gpe-eval's, as before;
 shortqa's clean pass is held by the baseline check.
 
-Amended a seventh time (session 12, after the ``sq-ct3.0`` candidate had run): J3 picked it (the
+Amended a seventh time (2026-12-02, after the ``sq-ct3.0`` candidate had run): J3 picked it (the
 coordination threshold 3.0 instead of 2.5; +122.3 against +120.2 on the fit split) and it met
 as many goals (12), by a swap: wrong answers in NQ gold + 5 rose from 8% to 14% (a goal lost)
 while shortqa's honest + 5 wrong answers fell from 13.3% to 10.0% (one query: a goal gained).
@@ -300,7 +300,7 @@ def main(argv: list[str]) -> int:
         + ("" if over else " (no candidate reached the floor)")
     )
     print(
-        f"the highest J3 alone: `{by_j3}`; the session-5 rule (J2) picks: `{by_j2}`; "
+        f"the highest J3 alone: `{by_j3}`; the first amendment's rule (J2) picks: `{by_j2}`; "
         f"the original rule (J) picks: `{by_j}`"
     )
     if baseline is not None:

@@ -9,26 +9,26 @@ An evidence set has at most one such group (its member set is every passage).
 
 Two rules, both on the scoreboard's fit split:
 
-1. **Which signals** (session 7): every combination of the isolated signals is compared at one
+1. **Which signals** (2026-12-01): every combination of the isolated signals is compared at one
    honest cost, the number of honest evidence sets of the fit split (gpe-eval CLEAN pages and
    snippets, k = 5 and 10) that the isolated scoring shipped before it flagged
    (``--budget answer_focus,cosine@0.8``: 11 of 300);
    the combination that catches the largest mean share of the attack evidence kinds (each
    dataset's attack-only sets: gpe-eval FULL pages and snippets, PoisonedRAG poisons alone,
    original and adaptive; equal weight) wins, ties to the fewer signals. This rule was
-   written after a first look at both splits (session 7 closing note). Session 11 added the
-   ``restatement`` signal and reran it at the honest cost of the session-7 scoring
-   (``--budget answer_focus,novelty,cosine@0.572``: 11 of 300): the session-7 combination
+   written after a first look at both splits. The ``restatement`` signal (2026-12-02) was
+   added and the rule rerun at the honest cost of the scoring it had picked
+   (``--budget answer_focus,novelty,cosine@0.572``: 11 of 300): that combination
    still wins. (An earlier form of the signal, the plain share of the query, won at 0.276 and
    was withdrawn: it flagged honest direct answers to short questions; see
    ``research/results/scoreboard-choice.md``.)
-   Session 13 added ``insistence`` and ``detail`` and reran it at the same honest cost, with
-   and without shortqa's honest sets in the pool (``--shortqa``); the scoreboard decides
+   ``insistence`` and ``detail`` were added later and the rule rerun at the same honest cost,
+   with and without shortqa's honest sets in the pool (``--shortqa``); the scoreboard decides
    between the two picks and the shipped scoring (``research/results/scoreboard-choice.md``).
-2. **Which threshold** (session 5; ``--signals answer_focus,cosine --budget 0.02``): the lowest
+2. **Which threshold** (2026-12-01; ``--signals answer_focus,cosine --budget 0.02``): the lowest
    at which at most ``--budget`` of the honest fit sets would be flagged. It gave 1.169;
-   session 6 lowered the shipped threshold on the scoreboard (``research/choose_default.py``,
-   rule J3; ``research/results/scoreboard-choice.md``), so a threshold printed here is an
+   a later sweep lowered the shipped threshold on the scoreboard
+   (``research/choose_default.py``, rule J3; ``research/results/scoreboard-choice.md``), so a threshold printed here is an
    honest-evidence bound, not the shipped value.
 
 Only honest evidence sets the threshold; attack sets are counted, on both splits.
@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         "--budget",
         default="shipped",
         help="honest fit sets flagged: a fraction (0.02); 'SIGNALS@THRESHOLD' = as many as "
-        "that scoring flags (session 7: answer_focus,cosine@0.8); 'shipped' = as many as "
+        "that scoring flags (e.g. answer_focus,cosine@0.8); 'shipped' = as many as "
         "the shipped isolated signals and threshold flag (default)",
     )
     p.add_argument(
@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="add shortqa (benchmarks/shortqa.py): its honest sets join the honest pool the "
         "thresholds are fit on, its poisons alone an attack kind; the budget stays the count "
-        "of gpe-eval honest fit sets (session 12)",
+        "of gpe-eval honest fit sets",
     )
     p.add_argument(
         "--signals",

@@ -25,10 +25,10 @@ relevant to the query (``benchmarks/snippets.py``, ~150–300 chars, as chunked 
 them). Last, the shipped models' length floor (``CoordinationModel.min_tokens``) is fit on the
 fit half: the largest floor that loses no planted set caught there.
 
-Output committed as research/results/coordination_signals.txt (rerun in session 13, when the
+Output committed as research/results/coordination_signals.txt (rerun on 2026-12-02, when the
 ``insistence`` and ``detail`` signals were added: 866 s on 2 cores with other jobs running; 511
 combinations). The length-floor section reads the shipped
-models (threshold 2.5, chosen on the scoreboard's fit split in session 6 by
+models (threshold 2.5, chosen on the scoreboard's fit split on 2026-12-01 by
 ``research/choose_default.py``); the "recommended" models are this script's fit-half picks,
 which the scoreboard then decides on (``research/results/scoreboard-choice.md``).
 """

@@ -1,4 +1,4 @@
-"""Coordinated poisoning vs source independence (issue 7): `python -m research.independence`.
+"""Coordinated poisoning vs source independence: `python -m research.independence`.
 
 Runs the defense on PoisonedRAG NQ + HotpotQA (gold only / five coordinated poisons only /
 gold + five poisons), on gpe-eval benign evidence (CLEAN) and on gpe-eval MIXED evidence
