@@ -93,9 +93,11 @@ class PersistentNLI:
 
 class PackagedStoredNLI(PersistentNLI):
     """The packaged NLI model behind the default pair store, constructible with no argument,
-    so ``PYTHONPATH=benchmarks mirage calibrate --model _pair_store:PackagedStoredNLI …`` fits
-    thresholds on the scores the scoreboard already has (a site-packages ``benchmarks``
-    package of a dependency shadows this folder as a package name)."""
+    so ``python -m mirage_core calibrate --model benchmarks._pair_store:PackagedStoredNLI …``
+    (from the repository root) fits thresholds on the scores the scoreboard already has. Run it
+    with ``python -m`` from the root, not with the ``mirage`` script: pysbd installs a
+    top-level ``benchmarks`` package of its own, which wins unless the root comes first on
+    ``sys.path``."""
 
     def __init__(self) -> None:
         from mirage_core.nli.transformers_nli import TransformersNLI

@@ -1,6 +1,6 @@
 """Evaluate mirage's shipped NLI model (or any saved 3-way classifier) on held-out data.
 
-    python benchmarks/eval_nli.py [--model DIR] [--variants fp32,int8,onnx] [--data-dir DIR]
+    python -m benchmarks.eval_nli [--model DIR] [--variants fp32,int8,onnx] [--data-dir DIR]
 
 Prints, per variant (fp32; dynamic int8 quantization of nn.Linear; ONNX Runtime if installed):
 accuracy and per-class recall on held-out MNLI dev-matched (the half never trained on) and on
@@ -17,24 +17,20 @@ its false-contradiction rate (argmax == contradiction, and p_contra >= 0.5), and
 held-out pages. ``--baseline DIR`` scores a second model (fp32) on the same sets in the same
 run and ends with a side-by-side table (``--names`` labels the two columns):
 
-    python benchmarks/eval_nli.py --model NEW --baseline OLD --names v1,v2 --variants fp32
+    python -m benchmarks.eval_nli --model NEW --baseline OLD --names v1,v2 --variants fp32
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-
-from mirage_core.training.data import LABELS, build_splits, sample  # noqa: E402
-from mirage_core.training.evaluate import (  # noqa: E402
+from training.data import LABELS, build_splits, sample
+from training.evaluate import (
     build_eval_sets,
     format_table,
     load_model,
@@ -42,6 +38,7 @@ from mirage_core.training.evaluate import (  # noqa: E402
     throughput,
 )
 
+REPO = Path(__file__).resolve().parents[1]
 DEFAULT_MODEL = REPO / "mirage_core" / "models" / "mirage-nli-minilm-l6"
 KEY_SETS = ("mnli-heldout", "sick", "minimal-edit")
 
@@ -273,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
                 speed[variant][j] = max(speed[variant][j], pps)
     # agreement with fp32 on the timing sample (a cheap accuracy check for --speed-only)
     if "fp32" in models:
-        from mirage_core.training.evaluate import predict
+        from training.evaluate import predict
 
         prem = [e.premise for e in speed_set]
         hyp = [e.hypothesis for e in speed_set]

@@ -1,4 +1,4 @@
-"""Which runtime should run the packaged NLI model on a CPU: `python benchmarks/nli_runtime.py`.
+"""Which runtime should run the packaged NLI model on a CPU: `python -m benchmarks.nli_runtime`.
 
 One run measures every runtime variant of `TransformersNLI` in one process:
 
@@ -8,8 +8,8 @@ One run measures every runtime variant of `TransformersNLI` in one process:
   run are what to compare; absolute pairs/s are not;
 * **label agreement** with torch fp32 on those engine pairs, and the largest probability change;
 * **held-out accuracy** on a seeded sample (``--heldout-n`` per set) of the held-out sets that
-  ``benchmarks/eval_nli.py`` builds (same loaders: :func:`~mirage_core.training.data.build_splits`
-  and :func:`~mirage_core.training.evaluate.build_eval_sets`): MNLI dev-matched held-out half,
+  ``python -m benchmarks.eval_nli`` builds (same loaders: :func:`~training.data.build_splits`
+  and :func:`~training.evaluate.build_eval_sets`): MNLI dev-matched held-out half,
   VitaminC held-out pages, the minimal-edit set (3-way accuracy each), and the compatible-pair set (accuracy = share *not*
   called contradiction: none of its pairs is one), each scored through the variant's own
   ``predict``; the difference to fp32 in points.
@@ -32,23 +32,18 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-
-from mirage_core import Mirage, MirageConfig  # noqa: E402
-from mirage_core.evaluation.datasets import load_gpe  # noqa: E402
-from mirage_core.nli.base import CallableNLI  # noqa: E402
-from mirage_core.nli.transformers_nli import TransformersNLI  # noqa: E402
+from mirage_core import Mirage, MirageConfig
+from mirage_core.evaluation.datasets import load_gpe
+from mirage_core.nli.base import CallableNLI
+from mirage_core.nli.transformers_nli import TransformersNLI
 
 #: held-out sets scored per variant (names of build_eval_sets)
 HELDOUT_SETS = ("mnli-heldout", "vitaminc-heldout", "minimal-edit", "compatible")
@@ -76,8 +71,8 @@ def engine_pairs(limit: int, seed: int, max_pairs: int) -> tuple[list[str], list
 
 def heldout_sets(n: int, seed: int, data_dir: str | None) -> dict[str, Any]:
     """A seeded sample of ``n`` pairs of each of HELDOUT_SETS, loaded as eval_nli loads them."""
-    from mirage_core.training.data import build_splits, sample
-    from mirage_core.training.evaluate import build_eval_sets
+    from training.data import build_splits, sample
+    from training.evaluate import build_eval_sets
 
     sets = build_eval_sets(build_splits(data_dir), seed=seed, names=list(HELDOUT_SETS))
     return {k: sample(v, n, seed) for k, v in sets.items()}
@@ -257,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
             probs = v.predict([e.premise for e in exs], [e.hypothesis for e in exs])
             v.accuracy[name] = heldout_accuracy(probs, exs, name)
             if name == "minimal-edit":
-                from mirage_core.training.evaluate import minimal_edit_metrics
+                from training.evaluate import minimal_edit_metrics
 
                 m = minimal_edit_metrics(exs, probs)
                 v.edits = {k: m[k] for k in EDIT_FIGURES}

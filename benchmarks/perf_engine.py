@@ -1,4 +1,4 @@
-"""NLI pairs and engine time against k: ``python benchmarks/perf_engine.py [--model NAME_OR_PATH]``.
+"""NLI pairs and engine time against k: ``python -m benchmarks.perf_engine [--model NAME_OR_PATH]``.
 
 Real evidence: for seeded gpe-eval claims, the claim is the query and its own evidence
 (benign pages, related distractors, the attack passages written against it) comes first, then
@@ -20,14 +20,11 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import sys
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _pair_store import PersistentNLI, model_digest
-
+from benchmarks._pair_store import PersistentNLI, model_digest
 from mirage_core import Mirage, MirageConfig, Passage
 from mirage_core.evaluation.datasets import _gpe_passage, find_gpe_file
 
@@ -264,7 +261,7 @@ def main() -> None:
         plot(pairs, ks, Path(args.docs_plot))
     out.with_suffix(".md").write_text(
         "# Engine performance: NLI pairs and time against k\n\n"
-        "`python benchmarks/perf_engine.py`\n\n"
+        "`python -m benchmarks.perf_engine`\n\n"
         f"![NLI pairs per query against k]({out.with_suffix('.png').name})\n\n"
         + "\n".join(lines + tl)
         + "\n"

@@ -25,7 +25,7 @@ NLI scores are kept in a SQLite pair store keyed on the model's weights
 the pairs it has never scored. Thresholds are never fitted here (``mirage calibrate`` fits on
 the fit split); the report split is what the README quotes.
 
-    python benchmarks/scoreboard.py --out benchmarks/results/scoreboard
+    python -m benchmarks.scoreboard --out benchmarks/results/scoreboard
 """
 
 from __future__ import annotations
@@ -42,12 +42,10 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _pair_store import PersistentEmbedder, PersistentNLI, model_digest
-from shortqa import load_shortqa
-from snippets import SCAN_CHARS as SNIPPET_SCAN_CHARS
-from snippets import snippet_dataset
-
+from benchmarks._pair_store import PersistentEmbedder, PersistentNLI, model_digest
+from benchmarks.shortqa import load_shortqa
+from benchmarks.snippets import SCAN_CHARS as SNIPPET_SCAN_CHARS
+from benchmarks.snippets import snippet_dataset
 from mirage_core.answer_conflict import answer_conflicts
 from mirage_core.config import MirageConfig
 from mirage_core.evaluation.calibrate import split_queries
@@ -538,7 +536,7 @@ def main(argv: list[str] | None = None) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.with_suffix(".md").write_text(
         "# mirage scoreboard\n\n"
-        f"`python benchmarks/scoreboard.py {' '.join(argv if argv is not None else sys.argv[1:])}`\n\n"
+        f"`python -m benchmarks.scoreboard {' '.join(argv if argv is not None else sys.argv[1:])}`\n\n"
         f"default = `MirageConfig()`{' from ' + args.config if args.config else ''}; "
         "paper() = `MirageConfig.paper()`; model: "
         f"{inner.name} (digest {nli.digest}); seed {args.seed}; "

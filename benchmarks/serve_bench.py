@@ -1,4 +1,4 @@
-"""In-process NLI vs `mirage serve` on Ray Serve: `python benchmarks/serve_bench.py`.
+"""In-process NLI vs `mirage serve` on Ray Serve: `python -m benchmarks.serve_bench`.
 
 The requests are the NLI calls the engine makes for PoisonedRAG NQ inputs (one request = the
 pairs of one query, clean / mixed / full evidence). N concurrent clients (64 by default) send
@@ -23,7 +23,6 @@ import asyncio
 import os
 import socket
 import statistics
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -32,13 +31,12 @@ from pathlib import Path
 import httpx
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from mirage_core import Mirage, MirageConfig
+from mirage_core.evaluation.datasets import load_poisonedrag
+from mirage_core.nli import HTTPNLI, HTTPOptions, TransformersNLI
+from mirage_core.nli.base import CallableNLI
 
-from mirage_core import Mirage, MirageConfig  # noqa: E402
-from mirage_core.evaluation.datasets import load_poisonedrag  # noqa: E402
-from mirage_core.nli import HTTPNLI, HTTPOptions, TransformersNLI  # noqa: E402
-from mirage_core.nli.base import CallableNLI  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 Request = tuple[list[str], list[str]]
 

@@ -4,8 +4,8 @@ The scoreboard's other honest evidence is gpe-eval's: web pages about long fact-
 (14 content words at the median). PoisonedRAG's questions are short (4–5 content words for NQ)
 and have one gold passage, so the scoreboard had no honest *multi-source* evidence for short
 questions, and a coordination signal that flags "passages that restate the question and
-assert one answer" could look perfect on it while flagging every honest FAQ page (session 11:
-the restatement signal's share form). shortqa fills that gap.
+assert one answer" could look perfect on it while flagging every honest FAQ page (as
+the restatement signal's share form did). shortqa fills that gap.
 
 ``benchmarks/data/shortqa.jsonl`` holds 59 questions (39 Natural-Questions-style search
 queries, 20 HotpotQA-style bridge questions; general knowledge across four topic areas), each

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import os
 import sys
 import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
+from types import ModuleType
 
 from mirage_core.defense import Mirage
 from mirage_core.jsonl import iter_jsonl
@@ -52,12 +54,47 @@ def say(*parts: Any, file: TextIO | None = None, sep: str = " ", end: str = "\n"
 
 
 # Modules that add subcommands (train-nli, pollute, calibrate, bench, serve, ...); absent ones are
-# skipped.
+# skipped. ``training`` (train-nli) is not in the wheel: it is a top-level package of a source
+# checkout, found beside mirage_core/ when it is not importable otherwise.
 _SUBCOMMAND_MODULES = (
-    "mirage_core.training.cli",
+    "training.cli",
     "mirage_core.evaluation.cli",
     "mirage_core.serve.cli",
 )
+_CHECKOUT = Path(__file__).resolve().parents[1]
+
+
+def _from_checkout(name: str) -> ModuleType | None:
+    """Module ``name`` of a top-level package of the source checkout this ``mirage_core`` lies
+    in (an editable install maps only the wheel's packages, so ``mirage`` run as a script does
+    not see the checkout's others); None outside a checkout or when it has no such package."""
+    top = name.partition(".")[0]
+    init = _CHECKOUT / top / "__init__.py"
+    if top in sys.modules or not init.is_file() or not (_CHECKOUT / "pyproject.toml").is_file():
+        return None
+    spec = importlib.util.spec_from_file_location(
+        top, init, submodule_search_locations=[str(init.parent)]
+    )
+    if spec is None or spec.loader is None:
+        return None
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[top] = package
+    try:
+        spec.loader.exec_module(package)
+        return importlib.import_module(name)
+    except ModuleNotFoundError:
+        del sys.modules[top]
+        return None
+
+
+def _subcommand_module(name: str) -> ModuleType | None:
+    """The subcommand module ``name``, or None when that part of mirage is not installed."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name and name.startswith(exc.name):
+            return _from_checkout(name)
+        raise
 
 
 def read_passages(path: str | Path) -> list[dict]:
@@ -155,13 +192,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     defend.set_defaults(func=_run_defend)
     for name in _SUBCOMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name and name.startswith(exc.name):
-                continue  # that part of mirage is not installed
-            raise
-        module.register(sub)
+        module = _subcommand_module(name)
+        if module is not None:
+            module.register(sub)
     return parser
 
 

@@ -67,7 +67,7 @@ class CoordinationModel:
     six content tokens) a share moves by a sixth per word and agreeing honest snippets look
     exactly like planted copies, so such evidence is left to the contradiction and diversity
     gates, as without coordination signals. Fit as the largest floor that loses no planted
-    group caught on the fit half (``benchmarks/coordination_signals.py``).
+    group caught on the fit half (``research/coordination_signals.py``).
 
     ``isolated_signals`` / ``isolated_threshold``: how a group that is the whole evidence is
     scored. ``tightness`` compares the group with the query's other passages; when there are
@@ -175,7 +175,7 @@ TEXT_MODEL = replace(
     min_tokens=13.0,
     isolated_signals=(),
     isolated_threshold=math.inf,
-    provenance="benchmarks/coordination_signals.py, seed 0 (fit half)",
+    provenance="research/coordination_signals.py, seed 0 (fit half)",
 )
 
 

@@ -102,7 +102,7 @@ ISOLATED_SIGNALS: tuple[str, ...] = tuple(s for s in SIGNALS if s != "tightness"
 
 #: Query content tokens an honest sentence restates anyway (the subject's name and the relation
 #: it answers about): the median best-sentence count of the honest gpe-eval groups of
-#: ``benchmarks/coordination_signals.py``'s fit half (3, for queries of 14 content tokens at
+#: ``research/coordination_signals.py``'s fit half (3, for queries of 14 content tokens at
 #: the median; 75th / 90th percentile 4 / 5). A query of this many content tokens or fewer
 #: scores 0: a direct answer restates all of it.
 RESTATEMENT_ALLOWANCE = 3

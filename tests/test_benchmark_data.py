@@ -3,28 +3,13 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
-import pytest
-
+from benchmarks import shortqa
 from mirage_core.evaluation.harness import contains_answer
 from mirage_core.pollution import PollutedPassage
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
-
-@pytest.fixture(scope="module")
-def shortqa():
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        import shortqa
-    finally:
-        sys.path.remove(str(BENCHMARKS))
-    return shortqa
-
-
-def test_shortqa_regimes_and_labels(shortqa) -> None:
+def test_shortqa_regimes_and_labels() -> None:
     rows = [json.loads(x) for x in shortqa.DATA.read_text(encoding="utf-8").splitlines() if x]
     ds = shortqa.load_shortqa(seed=0)
     assert ds.n_queries == len(rows) == len({r["question"].lower() for r in rows})
@@ -49,7 +34,7 @@ def test_shortqa_regimes_and_labels(shortqa) -> None:
         assert not any(contains_answer(t, clean.incorrect) for t in honest)
 
 
-def test_shortqa_order_is_seeded(shortqa) -> None:
+def test_shortqa_order_is_seeded() -> None:
     def order(seed: int) -> list[str]:
         ds = shortqa.load_shortqa(seed=seed, limit=5)
         return [i.qid + p.text[:20] for i in ds.instances for p in i.passages]

@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ["langchain_quickstart.py", "llamaindex_quickstart.py", "llamaindex_workflow.py"]
 
 
+@pytest.mark.model
 @pytest.mark.parametrize("name", EXAMPLES)
 def test_example_routes_clean_and_polluted_questions(name):
     pytest.importorskip("torch")

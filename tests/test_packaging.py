@@ -39,3 +39,18 @@ def test_ray_and_httpx_only_with_their_extras() -> None:
         assert "ray" not in extras_closure(extras, extra), extra
     assert {"ray", "httpx"} <= extras_closure(extras, "dev")  # scripts/setup.sh installs .[dev]
     assert '-e ".[dev]"' in (ROOT / "scripts" / "setup.sh").read_text(encoding="utf-8")
+
+
+def test_the_wheel_ships_the_library_and_its_adapters_only() -> None:
+    """training/, benchmarks/ and research/ are importable from a checkout, never installed."""
+    from setuptools import find_packages
+
+    find = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    shipped = find_packages(str(ROOT), include=find["find"]["include"])
+    assert "mirage_core" in shipped and "mirage_core.nli" in shipped
+    assert {p.split(".")[0] for p in shipped} == {
+        "mirage_core",
+        "mirage_langchain",
+        "mirage_llamaindex",
+    }
+    assert all((ROOT / top / "__init__.py").is_file() for top in ("training", "benchmarks"))

@@ -1,4 +1,5 @@
 import json
+import sys
 
 import pytest
 
@@ -64,3 +65,22 @@ def test_bad_jsonl_is_a_clear_error(tmp_path, patched_nli):
 def test_missing_file_exits_2(tmp_path, patched_nli, capsys):
     assert cli.main(["defend", "--query", "q", "--passages", str(tmp_path / "nope.jsonl")]) == 2
     assert "mirage: error" in capsys.readouterr().err
+
+
+def test_subcommand_modules_from_a_checkout_or_skipped(monkeypatch, tmp_path) -> None:
+    """train-nli's package is not in the wheel: it loads from the source checkout beside
+    mirage_core/ when not importable otherwise, and an absent one is skipped."""
+    assert cli.build_parser().parse_args(["train-nli", "--out", "x"]).out == "x"
+    monkeypatch.setattr(cli, "_CHECKOUT", tmp_path)
+    assert cli._subcommand_module("mirage_absent_part.cli") is None  # no checkout
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "mirage_absent_part").mkdir()
+    (tmp_path / "mirage_absent_part" / "__init__.py").write_text("")
+    (tmp_path / "mirage_absent_part" / "cli.py").write_text("def register(sub): pass\n")
+    try:
+        module = cli._subcommand_module("mirage_absent_part.cli")
+        assert module is not None and callable(module.register)
+        assert cli._subcommand_module("mirage_absent_part.other") is None
+    finally:
+        for name in ("mirage_absent_part", "mirage_absent_part.cli"):
+            sys.modules.pop(name, None)

@@ -14,6 +14,7 @@ from mirage_core.types import UNSOURCED
 QUERY = "When was the Eiffel Tower completed?"
 
 
+@pytest.mark.model
 def test_clean_evidence_passes_and_polluted_is_blocked(mirage, clean_passages, polluted_passages):
     ok = mirage.defend(QUERY, clean_passages)
     assert ok.decision == "verified" and ok.reason.startswith("passed")
@@ -23,6 +24,7 @@ def test_clean_evidence_passes_and_polluted_is_blocked(mirage, clean_passages, p
     assert bad.verified_passages() == []
 
 
+@pytest.mark.model
 def test_minority_pollution_is_kept_out_of_s_star(mirage, clean_passages):
     poisoned = Passage(
         "The Eiffel Tower is located in Paris. The tower was completed in 1925.",
@@ -33,6 +35,7 @@ def test_minority_pollution_is_kept_out_of_s_star(mirage, clean_passages):
     assert "1889" in delivered and "1925" not in delivered
 
 
+@pytest.mark.model
 def test_caller_passages_are_never_mutated(mirage, clean_passages):
     meta = {"url": "https://x.org/a", "tags": ["t"]}
     passages = [*clean_passages, Passage("The Eiffel Tower is located in Paris.", metadata=meta)]
@@ -63,6 +66,7 @@ def test_empty_passage_list(mirage):
     assert v.decision == "fallback" and v.reason == "no evidence: no passages were retrieved"
 
 
+@pytest.mark.model
 def test_empty_and_whitespace_texts(mirage, clean_passages):
     v = mirage.defend(QUERY, ["", "   \n\t "])
     assert v.decision == "fallback" and v.reason.startswith("no evidence")
@@ -71,6 +75,7 @@ def test_empty_and_whitespace_texts(mirage, clean_passages):
     assert ok.decision == "verified" and any("passage 0 is empty" in w for w in ok.warnings)
 
 
+@pytest.mark.model
 def test_one_source_only(mirage, fake_nli):
     """Evidence from one domain: by default each document is a source, but near-copies of one
     page still count once; ``single_domain="block"`` is ``paper()``'s one-domain-one-source."""
@@ -95,6 +100,7 @@ def test_one_source_only(mirage, fake_nli):
     assert paper_like.decision == "fallback" and "only one domain" in paper_like.reason
 
 
+@pytest.mark.model
 def test_duplicate_passages_count_once(mirage, clean_passages):
     dup = Passage(clean_passages[0].text, source="https://copycat.example")
     v = mirage.defend(QUERY, [clean_passages[0], dup])
@@ -103,6 +109,7 @@ def test_duplicate_passages_count_once(mirage, clean_passages):
     assert v.decision == "fallback"  # a copy is not a second source
 
 
+@pytest.mark.model
 def test_very_long_passage_is_truncated_with_a_warning(mirage, clean_passages):
     long_text = (
         "The Eiffel Tower is located in Paris. "
@@ -115,6 +122,7 @@ def test_very_long_passage_is_truncated_with_a_warning(mirage, clean_passages):
     assert max(c.end for c in v.claims if c.passage_index == 3) <= 20_000
 
 
+@pytest.mark.model
 def test_binary_junk_and_control_characters(mirage, clean_passages):
     junk = bytes(range(256)).decode("latin-1") * 4
     controls = mirage.defend(QUERY, ["\x00\x01\x02\x1b[31m\x7f", "\ufffd\x0b\x0c" * 50])
@@ -126,6 +134,7 @@ def test_binary_junk_and_control_characters(mirage, clean_passages):
     assert all("\x00" not in c.text and "\x1b" not in c.text for c in mixed.claims)
 
 
+@pytest.mark.model
 def test_missing_metadata_gets_positional_sources_of_one_unknown_publisher(mirage):
     v = mirage.defend(
         QUERY,
@@ -137,6 +146,7 @@ def test_missing_metadata_gets_positional_sources_of_one_unknown_publisher(mirag
     assert v.decision == "fallback" and v.d_src == 1
 
 
+@pytest.mark.model
 def test_non_english_text(mirage):
     zh = ["埃菲尔铁塔位于巴黎。它建于1889年。", "埃菲尔铁塔位于巴黎。它是一座铁塔。"]
     v = mirage.defend(
@@ -155,6 +165,7 @@ def _failing(premises, hypotheses):
     raise RuntimeError("model server down")
 
 
+@pytest.mark.model
 @pytest.mark.parametrize(
     ("policy", "decision", "text"),
     [
@@ -172,6 +183,7 @@ def test_nli_error_policy(clean_passages, policy, decision, text):
         assert v.to_dict()["r_contr"] is None
 
 
+@pytest.mark.model
 def test_nli_error_policy_raise(clean_passages):
     with pytest.raises(NLIError, match="model server down"):
         Mirage(MirageConfig(nli_error_policy="raise"), CallableNLI(_failing)).defend(
@@ -182,6 +194,7 @@ def test_nli_error_policy_raise(clean_passages):
         Mirage(MirageConfig(nli_error_policy="raise"), bad_shape).defend(QUERY, clean_passages)
 
 
+@pytest.mark.model
 def test_defend_many_shares_one_nli_call_and_equals_defend(
     fake_nli, clean_passages, polluted_passages
 ):
@@ -207,6 +220,7 @@ def test_defend_many_shares_one_nli_call_and_equals_defend(
         m.defend_many([QUERY], [])
 
 
+@pytest.mark.model
 async def test_adefend_equals_defend_and_runs_concurrently(
     mirage, clean_passages, polluted_passages
 ):
@@ -224,6 +238,7 @@ def test_invalid_constructor_arguments():
         Mirage(nli=lambda p, h: None)  # type: ignore[arg-type]
 
 
+@pytest.mark.model
 def test_a_missing_model_is_a_setup_error_whatever_the_policy(clean_passages, tmp_path):
     from mirage_core import ModelNotFoundError
 
@@ -233,6 +248,7 @@ def test_a_missing_model_is_a_setup_error_whatever_the_policy(clean_passages, tm
             m.defend(QUERY, clean_passages)
 
 
+@pytest.mark.model
 def test_domains_are_case_insensitive(mirage):
     v = mirage.defend(
         QUERY,

@@ -172,6 +172,7 @@ def test_diverse_clean_sources_still_pass(mirage_for):
         assert v.d_src >= 2 and "Alice Walker" in delivered(v)
 
 
+@pytest.mark.model
 def test_same_domain_support_is_no_corroboration(fake_nli):
     same_site = [
         Passage("Alice Walker wrote The Color Purple in 1982.", source="https://blog.example/a"),
@@ -249,6 +250,7 @@ def test_embedding_mode_without_embedder_is_lazy(fake_nli):
     assert m._embedder is None  # never loaded when the config does not need it
 
 
+@pytest.mark.model
 def test_engines_share_the_packaged_embedder(fake_nli):
     """The default config needs the embedder; every engine built without one shares a single
     loaded all-MiniLM-L6-v2 (and its text cache) instead of loading its own."""
@@ -262,6 +264,7 @@ def test_engines_share_the_packaged_embedder(fake_nli):
     assert a.embedder is b.embedder is default_embedder()
 
 
+@pytest.mark.model
 def test_nli_shared_between_configs_reuses_cache(fake_nli):
     nli = CallableNLI(fake_nli.fn)
     Mirage(MirageConfig(), nli).defend(QUERY, CLEAN)

@@ -91,6 +91,7 @@ def test_no_limit_returns_the_candidates_unchanged(two_per_source):
     assert apply_budget(pairs, two_per_source, 99, None) is pairs
 
 
+@pytest.mark.model
 def test_defend_scores_only_budgeted_pairs_in_both_directions():
     seen: list[tuple[str, str]] = []
 

@@ -48,6 +48,7 @@ def _always(label: int):
     return CallableNLI(fn)
 
 
+@pytest.mark.model
 def test_attribution_list_passes_with_an_entailing_model():
     # The standard suite's attribution case: five outlets repeat one fact and name themselves.
     # Outlet names are not facts: reading "Alpha" vs "Bravo" as a conflict gives r_contr 0.515.
@@ -64,6 +65,7 @@ def test_attribution_list_passes_with_an_entailing_model():
     assert v.r_contr == 0.0
 
 
+@pytest.mark.model
 def test_off_topic_conflict_cannot_block():
     # Every pair contradicts, but only the claims about the café are in conflict with each
     # other... and none of them is about the question.
@@ -81,6 +83,7 @@ def test_off_topic_conflict_cannot_block():
     assert "relevance" in on.to_dict()["claims"][0]
 
 
+@pytest.mark.model
 def test_relevant_conflict_still_blocks():
     nli = _always(2)
     passages = [
@@ -99,6 +102,7 @@ def test_paper_keeps_each_direction_and_no_relevance():
     assert cfg.method.claim_filter is True
 
 
+@pytest.mark.model
 def test_non_claims_are_in_the_verdict(mirage):
     passages = [
         Passage(

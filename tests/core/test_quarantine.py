@@ -98,6 +98,7 @@ def test_flagged_group_is_quarantined_in_the_verdict(planted_flagged, fake_nli):
     assert "coordinated_passages" not in plain.extras
 
 
+@pytest.mark.model
 def test_after_a_quarantine_the_gate_asks_coordinated_d_min_sources(planted_flagged, fake_nli):
     """The planted copies took the slots corroboration would fill: with ``coordinated_d_min=1``
     the honest page that remains is delivered alone, and the verdict says which d_min applied."""
@@ -230,6 +231,7 @@ def eiffel() -> list[Passage]:
     return [Passage(r["text"], source=r["url"], score=r["score"]) for r in rows]
 
 
+@pytest.mark.model
 def test_the_readme_example_honest_pages_beside_the_polluted_one(eiffel, fake_nli):
     """The coordination signals on the README example, with an NLI that sees no conflict among
     the honest pages. Groups that mix the polluted page (1925, 410 m) with honest pages whose
@@ -267,6 +269,7 @@ def test_the_readme_example_honest_pages_beside_the_polluted_one(eiffel, fake_nl
     assert set(kept.extras["coordinated_passages"]) & {0, 1, 2, 3}
 
 
+@pytest.mark.model
 def test_agreeing_encyclopedic_passages_alone_are_a_known_false_alarm(eiffel, fake_nli):
     """The documented limit of the coordination signals: the four honest pages on their own
     (~17 content tokens each, as long as a PoisonedRAG poison, above the length floor) restate

@@ -115,6 +115,7 @@ def test_graph_svg_highlights_s_star_and_red_contradictions(eiffel_verdict):
     assert re.search(r"svg \.ec\{[^}]*stroke:#d92d20", page)  # contradiction edges are red
 
 
+@pytest.mark.model
 def test_self_contained_and_escaped(mirage):
     rows = [*_rows(), HOSTILE]
     verdict = mirage.defend("<u>When</u> was it completed?", rows)
@@ -134,6 +135,7 @@ def test_self_contained_and_escaped(mirage):
     assert "Content-Security-Policy" in page and "default-src 'none'" in page
 
 
+@pytest.mark.model
 def test_without_passages_and_with_nothing(mirage, clean_passages):
     verdict = mirage.defend(QUERY, clean_passages)
     assert verdict.passed
@@ -146,6 +148,7 @@ def test_without_passages_and_with_nothing(mirage, clean_passages):
     assert "FALLBACK" in page and "No claims" in page and "No passages" in page
 
 
+@pytest.mark.model
 def test_cli_writes_the_report(tmp_path, monkeypatch, fake_nli, capsys):
     monkeypatch.setattr(cli, "_make_mirage", lambda config, model: Mirage(config, nli=fake_nli))
     out = tmp_path / "report.html"
@@ -244,6 +247,7 @@ def test_screenshot_shows_the_graph(rendered):
     assert red > 500 and green > 500, (red, green)
 
 
+@pytest.mark.model
 def test_packaged_model_rejects_the_polluted_answer(tmp_path):
     """The report's end-to-end check, with the real NLI model that ships in the package: on the Eiffel Tower
     example, the polluted page's answer to the question (completed in 1925) is marked rejected,
@@ -262,6 +266,7 @@ def test_packaged_model_rejects_the_polluted_answer(tmp_path):
     assert '<path class="ec"' in page  # red contradiction edges in the graph
 
 
+@pytest.mark.model
 def test_non_claims_and_query_relevance_are_shown(mirage, polluted_passages):
     question = Passage(
         "When was the Eiffel Tower completed? The tower was completed in 1889.",

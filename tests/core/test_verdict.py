@@ -1,12 +1,14 @@
 import json
 
 import networkx as nx
+import pytest
 
 from mirage_core.prompts import FALLBACK_PROMPT, format_claims, render_prompt
 
 QUERY = "When was the Eiffel Tower completed?"
 
 
+@pytest.mark.model
 def test_to_dict_is_json_safe_and_complete(mirage, polluted_passages):
     v = mirage.defend(QUERY, polluted_passages)
     data = json.loads(json.dumps(v.to_dict()))
@@ -28,6 +30,7 @@ def test_to_dict_is_json_safe_and_complete(mirage, polluted_passages):
     assert json.loads(v.to_json())["query"] == QUERY
 
 
+@pytest.mark.model
 def test_to_networkx_mirrors_the_graph(mirage, clean_passages):
     v = mirage.defend(QUERY, clean_passages)
     g = v.to_networkx()
@@ -38,11 +41,13 @@ def test_to_networkx_mirrors_the_graph(mirage, clean_passages):
     assert g.edges[e.premise, e.hypothesis]["w_supp"] == e.w_supp
 
 
+@pytest.mark.model
 def test_explain_names_decision_and_contradictions(mirage, polluted_passages):
     text = mirage.defend(QUERY, polluted_passages).explain()
     assert "FALLBACK" in text and "⟂" in text and "fact conflict" in text
 
 
+@pytest.mark.model
 def test_verified_passages_reduce_to_verified_sentences(fake_nli, clean_passages):
     from mirage_core import Mirage, MirageConfig, Passage
 
@@ -63,6 +68,7 @@ def test_verified_passages_reduce_to_verified_sentences(fake_nli, clean_passages
     )
 
 
+@pytest.mark.model
 def test_prompts_quote_claims_by_source_and_fallback_has_no_evidence(
     mirage, clean_passages, polluted_passages
 ):

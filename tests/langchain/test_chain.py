@@ -42,6 +42,7 @@ def sentences(docs: list[Document]) -> list[str]:
 
 
 # -- which text reaches the model -------------------------------------------------------------------
+@pytest.mark.model
 def test_verified_route_prompt_holds_verified_claims_only(fake_nli, clean_docs, polluted_docs):
     rome = polluted_docs[1]  # "... located in Rome. ... completed in 1925."
     retriever = MirageRetriever(
@@ -66,6 +67,7 @@ def test_verified_route_prompt_holds_verified_claims_only(fake_nli, clean_docs, 
     )
 
 
+@pytest.mark.model
 def test_fallback_route_prompt_has_no_retrieved_text(fake_nli, polluted_retriever, polluted_docs):
     retriever = MirageRetriever(base_retriever=polluted_retriever, nli=fake_nli)
     prompts: list[str] = []
@@ -79,6 +81,7 @@ def test_fallback_route_prompt_has_no_retrieved_text(fake_nli, polluted_retrieve
         assert word not in prompts[0]
 
 
+@pytest.mark.model
 def test_chat_model_receives_the_route_prompt(
     fake_nli, clean_retriever, polluted_retriever, recorder
 ):
@@ -90,6 +93,7 @@ def test_chat_model_receives_the_route_prompt(
         assert ("<evidence>" in out["answer"]) == (route == "verified")
 
 
+@pytest.mark.model
 def test_plain_llm(fake_nli, clean_retriever, recorder):
     chain = create_mirage_rag_chain(
         clean_retriever, FakeListLLM(responses=["Paris."]), nli=fake_nli
@@ -100,6 +104,7 @@ def test_plain_llm(fake_nli, clean_retriever, recorder):
     assert prompt == render_prompt(QUESTION, out["verdict"])
 
 
+@pytest.mark.model
 def test_k_limits_the_quoted_evidence_to_returned_documents(fake_nli, clean_docs):
     retriever = MirageRetriever(base_retriever=lambda q: clean_docs, k=1, nli=fake_nli)
     prompts: list[str] = []
@@ -110,6 +115,7 @@ def test_k_limits_the_quoted_evidence_to_returned_documents(fake_nli, clean_docs
 
 
 # -- prompts --------------------------------------------------------------------------------------------
+@pytest.mark.model
 def test_custom_prompts(fake_nli, clean_retriever, polluted_retriever):
     prompts: list[str] = []
     kwargs = dict(
@@ -151,6 +157,7 @@ def test_bad_arguments(fake_nli, clean_retriever):
 
 
 # -- streaming, async, traces ---------------------------------------------------------------------------
+@pytest.mark.model
 async def test_astream_streams_answer_chunks(fake_nli, clean_retriever):
     model = GenericFakeChatModel(messages=iter([AIMessage("The tower is in Paris, France.")] * 2))
     chain = create_mirage_rag_chain(clean_retriever, model, nli=fake_nli)
@@ -164,6 +171,7 @@ async def test_astream_streams_answer_chunks(fake_nli, clean_retriever):
     assert final["answer"] == full["answer"] and final["documents"] == full["documents"]
 
 
+@pytest.mark.model
 def test_stream_with_a_streaming_llm(fake_nli, polluted_retriever):
     chain = create_mirage_rag_chain(
         polluted_retriever, FakeStreamingListLLM(responses=["I am not sure."]), nli=fake_nli
@@ -174,6 +182,7 @@ def test_stream_with_a_streaming_llm(fake_nli, polluted_retriever):
     assert len(chunks) > 2
 
 
+@pytest.mark.model
 async def test_ainvoke_and_abatch_of_32_equal_sync(fake_nli, clean_docs, polluted_docs):
     def pick(query: str):
         return clean_docs if int(query.rsplit("#", 1)[1]) % 2 else polluted_docs
@@ -191,6 +200,7 @@ async def test_ainvoke_and_abatch_of_32_equal_sync(fake_nli, clean_docs, pollute
     assert [key(o) for o in await asyncio.gather(*(chain.ainvoke(q) for q in queries))] == sync
 
 
+@pytest.mark.model
 def test_traces_nest(fake_nli, clean_retriever, recorder):
     chain = create_mirage_rag_chain(clean_retriever, ParrotFakeChatModel(), nli=fake_nli)
     chain.invoke(QUESTION, config={"callbacks": [recorder]})
@@ -208,6 +218,7 @@ def test_traces_nest(fake_nli, clean_retriever, recorder):
     assert route["parent"] is not None and model_run["parent"] is not None
 
 
+@pytest.mark.model
 async def test_chain_custom_event_in_astream_events(fake_nli, polluted_retriever):
     chain = create_mirage_rag_chain(polluted_retriever, ParrotFakeChatModel(), nli=fake_nli)
     events = [e async for e in chain.astream_events(QUESTION, version="v2")]
@@ -215,6 +226,7 @@ async def test_chain_custom_event_in_astream_events(fake_nli, polluted_retriever
     assert custom["name"] == "mirage_verdict" and custom["data"]["decision"] == "fallback"
 
 
+@pytest.mark.model
 def test_plain_retriever_with_shared_engine(fake_nli, clean_retriever):
     engine = Mirage(MirageConfig(), nli=fake_nli)
     out = create_mirage_rag_chain(clean_retriever, ParrotFakeChatModel(), mirage=engine).invoke(

@@ -14,6 +14,7 @@ from mirage_langchain import MirageCompressor, MirageRetriever
 QUESTION = "Where is the Eiffel Tower located?"
 
 
+@pytest.mark.model
 @pytest.mark.parametrize("output", ["sentences", "claims", "documents"])
 def test_same_documents_as_the_retriever(fake_nli, clean_docs, output):
     engine = Mirage(MirageConfig(), nli=fake_nli)
@@ -26,6 +27,7 @@ def test_same_documents_as_the_retriever(fake_nli, clean_docs, output):
     assert list(compressed) == retrieved and compressed
 
 
+@pytest.mark.model
 def test_blocked_gives_nothing(fake_nli, polluted_docs):
     compressor = MirageCompressor(nli=fake_nli)
     assert list(compressor.compress_documents(polluted_docs, QUESTION)) == []
@@ -33,6 +35,7 @@ def test_blocked_gives_nothing(fake_nli, polluted_docs):
     assert result.route == "fallback" and result.verdict.reason.startswith("blocked")
 
 
+@pytest.mark.model
 def test_k_and_input_untouched(fake_nli, clean_docs):
     before = copy.deepcopy(clean_docs)
     out = MirageCompressor(nli=fake_nli, k=2).compress_documents(clean_docs, QUESTION)
@@ -41,6 +44,7 @@ def test_k_and_input_untouched(fake_nli, clean_docs):
     assert clean_docs == before
 
 
+@pytest.mark.model
 async def test_async_equals_sync(fake_nli, clean_docs, polluted_docs):
     compressor = MirageCompressor(nli=fake_nli)
     for docs in (clean_docs, polluted_docs, []):
@@ -49,6 +53,7 @@ async def test_async_equals_sync(fake_nli, clean_docs, polluted_docs):
         )
 
 
+@pytest.mark.model
 def test_event_inside_a_run_and_silent_outside(fake_nli, clean_docs, recorder):
     compressor = MirageCompressor(nli=fake_nli)
     compressor.compress_documents(clean_docs, QUESTION)  # no run to attach to: no error
@@ -60,6 +65,7 @@ def test_event_inside_a_run_and_silent_outside(fake_nli, clean_docs, recorder):
     assert event["data"]["decision"] == "verified"
 
 
+@pytest.mark.model
 async def test_async_event_inside_a_run(fake_nli, clean_docs, recorder):
     compressor = MirageCompressor(nli=fake_nli)
 

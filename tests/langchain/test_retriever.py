@@ -25,6 +25,7 @@ def lambda_retriever(docs):
 
 
 # -- what comes back ---------------------------------------------------------------------------
+@pytest.mark.model
 def test_returns_verified_sentences_as_new_documents(fake_nli, clean_retriever):
     retriever = MirageRetriever(base_retriever=clean_retriever, nli=fake_nli)
     docs = retriever.invoke(QUESTION)
@@ -47,6 +48,7 @@ def test_returns_verified_sentences_as_new_documents(fake_nli, clean_retriever):
     }
 
 
+@pytest.mark.model
 def test_output_modes(fake_nli, clean_docs):
     child = lambda_retriever(clean_docs)
     sentences = MirageRetriever(base_retriever=child, nli=fake_nli).invoke(QUESTION)
@@ -65,6 +67,7 @@ def test_output_modes(fake_nli, clean_docs):
     assert claims[0].metadata["mirage"]["support"] >= claims[-1].metadata["mirage"]["support"]
 
 
+@pytest.mark.model
 def test_sentences_mode_drops_unverified_sentences(fake_nli, clean_docs, polluted_passages):
     # Three agreeing sources plus one that moves the tower to Rome: with contradictions
     # counted inside S* only, the gate passes and the Rome sentences are left out.
@@ -88,6 +91,7 @@ def test_sentences_mode_drops_unverified_sentences(fake_nli, clean_docs, pollute
     )
 
 
+@pytest.mark.model
 def test_blocked_gate_returns_nothing(fake_nli, polluted_retriever, recorder):
     retriever = MirageRetriever(base_retriever=polluted_retriever, nli=fake_nli)
     assert retriever.invoke(QUESTION, config={"callbacks": [recorder]}) == []
@@ -96,6 +100,7 @@ def test_blocked_gate_returns_nothing(fake_nli, polluted_retriever, recorder):
     assert event["data"]["reason"].startswith("blocked")
 
 
+@pytest.mark.model
 def test_retrieve_with_verdict(fake_nli, clean_retriever, polluted_retriever):
     result = MirageRetriever(base_retriever=clean_retriever, nli=fake_nli).retrieve_with_verdict(
         QUESTION
@@ -109,6 +114,7 @@ def test_retrieve_with_verdict(fake_nli, clean_retriever, polluted_retriever):
 
 
 # -- k -------------------------------------------------------------------------------------------
+@pytest.mark.model
 def test_k_caps_output_and_is_never_forwarded(fake_nli, clean_docs):
     seen = []
 
@@ -123,6 +129,7 @@ def test_k_caps_output_and_is_never_forwarded(fake_nli, clean_docs):
     assert seen == [{}, {}, {}]  # the child only ever gets the query and its config
 
 
+@pytest.mark.model
 def test_k_not_forwarded_to_a_vector_store_retriever(fake_nli, clean_docs, make_vector_retriever):
     # VectorStoreRetriever would honour a forwarded k=1: one passage, one domain, blocked.
     retriever = MirageRetriever(
@@ -133,6 +140,7 @@ def test_k_not_forwarded_to_a_vector_store_retriever(fake_nli, clean_docs, make_
     assert len(retriever.invoke(QUESTION, k=1)) == 1
 
 
+@pytest.mark.model
 def test_claims_mode_k_keeps_the_first_picks(fake_nli, clean_docs):
     retriever = MirageRetriever(
         base_retriever=lambda_retriever(clean_docs), nli=fake_nli, output="claims"
@@ -169,6 +177,7 @@ def test_documents_to_passages_reads_source_domain_score():
     assert all(isinstance(x, Passage) and x.text == "a b c" for x in p)
 
 
+@pytest.mark.model
 def test_callers_documents_untouched(fake_nli, clean_docs):
     before = copy.deepcopy(clean_docs)
     retriever = MirageRetriever(
@@ -185,6 +194,7 @@ def test_callers_documents_untouched(fake_nli, clean_docs):
 
 
 # -- events and traces ------------------------------------------------------------------------------
+@pytest.mark.model
 def test_traces_nest_and_event_attaches_to_the_wrapper(fake_nli, clean_retriever, recorder):
     retriever = MirageRetriever(base_retriever=clean_retriever, nli=fake_nli)
     retriever.invoke(QUESTION, config={"callbacks": [recorder]})
@@ -199,6 +209,7 @@ def test_traces_nest_and_event_attaches_to_the_wrapper(fake_nli, clean_retriever
     assert event["data"]["query"] == QUESTION
 
 
+@pytest.mark.model
 async def test_async_traces_nest(fake_nli, clean_retriever, recorder):
     retriever = MirageRetriever(base_retriever=clean_retriever, nli=fake_nli)
     await retriever.ainvoke(QUESTION, config={"callbacks": [recorder]})
@@ -208,6 +219,7 @@ async def test_async_traces_nest(fake_nli, clean_retriever, recorder):
     assert event["run_id"] == outer["run_id"]
 
 
+@pytest.mark.model
 async def test_custom_event_reaches_astream_events(fake_nli, clean_retriever):
     retriever = MirageRetriever(base_retriever=clean_retriever, nli=fake_nli)
     events = [e async for e in retriever.astream_events(QUESTION, version="v2")]
@@ -220,6 +232,7 @@ async def test_custom_event_reaches_astream_events(fake_nli, clean_retriever):
     assert custom[0]["run_id"] == end["run_id"]
 
 
+@pytest.mark.model
 def test_no_callbacks_no_error(fake_nli, clean_retriever):
     # the event has no listener: nothing breaks
     assert MirageRetriever(base_retriever=clean_retriever, nli=fake_nli).invoke(QUESTION)
@@ -239,6 +252,7 @@ def _routed_child(clean_docs, polluted_docs):
     return RunnableLambda(pick, afunc=apick)
 
 
+@pytest.mark.model
 async def test_ainvoke_and_abatch_of_32_equal_sync(fake_nli, clean_docs, polluted_docs):
     retriever = MirageRetriever(
         base_retriever=_routed_child(clean_docs, polluted_docs), nli=fake_nli
@@ -251,6 +265,7 @@ async def test_ainvoke_and_abatch_of_32_equal_sync(fake_nli, clean_docs, pollute
     assert list(await asyncio.gather(*(retriever.ainvoke(q) for q in queries))) == sync
 
 
+@pytest.mark.model
 async def test_async_path_uses_child_ainvoke_and_keeps_model_off_the_loop(fake_nli, clean_docs):
     calls = []
     threads = []
@@ -287,6 +302,7 @@ def test_one_engine_per_instance(fake_nli, clean_retriever):
         MirageRetriever(base_retriever=clean_retriever, mirage=engine, nli=fake_nli)
 
 
+@pytest.mark.model
 def test_plain_function_child(fake_nli, clean_docs):
     retriever = MirageRetriever(base_retriever=lambda query: clean_docs, nli=fake_nli)
     assert len(retriever.invoke(QUESTION)) == 3
@@ -352,6 +368,7 @@ def test_empty_query_child_decides(fake_nli, clean_docs, recorder):
     assert event["data"]["n_passages"] == 0
 
 
+@pytest.mark.model
 def test_nli_error_policy(clean_docs):
     def broken(premises, hypotheses):
         raise RuntimeError("model crashed")

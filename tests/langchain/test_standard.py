@@ -16,6 +16,7 @@ from langchain_tests.integration_tests import RetrieversIntegrationTests
 from mirage_langchain import MirageRetriever
 
 
+@pytest.mark.model
 class TestMirageRetrieverStandard(RetrieversIntegrationTests):
     @pytest.fixture(autouse=True)
     def _child_and_nli(self, fake_nli, clean_retriever) -> None:
@@ -37,6 +38,7 @@ class TestMirageRetrieverStandard(RetrieversIntegrationTests):
         return "Where is the Eiffel Tower located?"
 
 
+@pytest.mark.model
 class TestMirageRetrieverStandardAttributions(TestMirageRetrieverStandard):
     """Attributions: five outlets state one fact and name themselves ("The Alpha Gazette
     reports it."), and the NLI backend calls every pair entailment. Outlet names are not facts:

@@ -17,6 +17,8 @@ from llama_index.core.schema import ImageNode, NodeWithScore
 from mirage_core import Verdict
 from mirage_llamaindex import MirageGateEvent, MiragePostprocessor, MirageQueryEngine
 
+pytestmark = pytest.mark.model
+
 
 class Recorder(BaseEventHandler):
     events: list[Any] = Field(default_factory=list)

@@ -34,6 +34,7 @@ def snapshot(nodes: list[NodeWithScore]) -> list[dict]:
     return [copy.deepcopy(n.model_dump()) for n in nodes]
 
 
+@pytest.mark.model
 def test_verified_sentences_are_new_nodes_with_scores(pp, mixed_nodes, polluted_sentence):
     out = pp.postprocess_nodes(mixed_nodes, query_str="When was the Eiffel Tower completed?")
     assert out, "the mixed set passes the gate"
@@ -52,6 +53,7 @@ def test_verified_sentences_are_new_nodes_with_scores(pp, mixed_nodes, polluted_
     assert [n.node.get_content() for n in evil] == ["The Eiffel Tower is located in Paris."]
 
 
+@pytest.mark.model
 def test_mirage_metadata_stays_out_of_llm_and_embed_text(pp, mixed_nodes):
     out = pp.postprocess_nodes(mixed_nodes, query_str="q")
     for n in out:
@@ -65,12 +67,14 @@ def test_mirage_metadata_stays_out_of_llm_and_embed_text(pp, mixed_nodes):
             assert n.node.metadata["url"] in text  # the caller's metadata still shows
 
 
+@pytest.mark.model
 def test_blocked_gate_returns_no_nodes(pp, polluted_nodes):
     assert pp.postprocess_nodes(polluted_nodes, query_str="Where is the Eiffel Tower?") == []
     result = pp.verify(polluted_nodes, "Where is the Eiffel Tower?")
     assert result.route == "fallback" and result.verdict.reason.startswith("blocked")
 
 
+@pytest.mark.model
 def test_output_nodes_returns_contributing_nodes_whole(mirage, mixed_nodes):
     out = MiragePostprocessor(mirage=mirage, output="nodes").postprocess_nodes(
         mixed_nodes, query_str="q"
@@ -79,6 +83,7 @@ def test_output_nodes_returns_contributing_nodes_whole(mirage, mixed_nodes):
     assert out and all(n.node.get_content() == originals[n.node.node_id] for n in out)
 
 
+@pytest.mark.model
 def test_output_claims_one_node_per_claim_with_offsets(mirage, clean_passages, polluted_sentence):
     doc_offset = 100
     nodes = [
@@ -115,6 +120,7 @@ def test_bad_output_option_is_refused(mirage):
         MiragePostprocessor(mirage=mirage, output="paragraphs")
 
 
+@pytest.mark.model
 @pytest.mark.parametrize("output", ["sentences", "nodes", "claims"])
 async def test_caller_nodes_untouched_sync_and_async(mirage, mixed_nodes, polluted_nodes, output):
     pp = MiragePostprocessor(mirage=mirage, output=output)
@@ -130,6 +136,7 @@ async def test_caller_nodes_untouched_sync_and_async(mirage, mixed_nodes, pollut
         assert nodes[0].node.excluded_llm_metadata_keys == ["internal"]
 
 
+@pytest.mark.model
 async def test_async_matches_sync(pp, mixed_nodes, clean_nodes, polluted_nodes):
     for nodes in (mixed_nodes, clean_nodes, polluted_nodes, []):
         sync = pp.postprocess_nodes(nodes, query_str="q")
@@ -139,6 +146,7 @@ async def test_async_matches_sync(pp, mixed_nodes, clean_nodes, polluted_nodes):
         ]
 
 
+@pytest.mark.model
 def test_image_and_empty_nodes_passed_over_with_reason(pp, clean_nodes):
     image = NodeWithScore(
         node=ImageNode(image_url="https://img.example/tower.png", text="A caption."), score=0.99
@@ -206,6 +214,7 @@ def test_sources_and_domains_from_node_metadata():
     assert conv.node_indices == [0, 1, 2, 3, 4] and conv.passed_over == []
 
 
+@pytest.mark.model
 def test_one_engine_per_instance(fake_nli, clean_nodes):
     pp = MiragePostprocessor(MirageConfig(d_min=3), nli=fake_nli)
     engine = pp.mirage
@@ -218,6 +227,7 @@ def test_one_engine_per_instance(fake_nli, clean_nodes):
         MiragePostprocessor(mirage="not an engine")
 
 
+@pytest.mark.model
 def test_inside_vector_store_index_query_engine(pp, mixed_nodes, polluted_nodes, polluted_sentence):
     settings_before = (Settings._llm, Settings._embed_model)
     embed, llm = MockEmbedding(embed_dim=8), MockLLM()

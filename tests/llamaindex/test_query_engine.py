@@ -41,6 +41,7 @@ def assert_fallback(response: Any, passages: Sequence[Passage]) -> None:
     assert response.metadata[MIRAGE_KEY]["route"] == "fallback"
 
 
+@pytest.mark.model
 def test_verified_route_sends_verified_claims_only(
     mirage, fixed_retriever, mixed_nodes, mixed_passages, polluted_sentence
 ):
@@ -64,6 +65,7 @@ def test_verified_route_sends_verified_claims_only(
     json.dumps(response.metadata)
 
 
+@pytest.mark.model
 def test_blocked_gate_answers_from_fallback_never_empty_response(
     mirage, fixed_retriever, polluted_nodes, polluted_passages
 ):
@@ -95,6 +97,7 @@ async def test_retriever_error_propagates(mirage, fixed_retriever):
         await engine.aquery("q")
 
 
+@pytest.mark.model
 async def test_sync_async_parity_32_queries(
     fake_nli, fixed_retriever, clean_nodes, polluted_nodes, mixed_nodes, as_nodes
 ):
@@ -121,6 +124,7 @@ async def test_sync_async_parity_32_queries(
     assert all("Empty Response" not in k[0] for k in sync)
 
 
+@pytest.mark.model
 def test_streaming_both_routes(
     mirage, fixed_retriever, mixed_nodes, polluted_nodes, polluted_passages, polluted_sentence
 ):
@@ -143,6 +147,7 @@ def test_streaming_both_routes(
     assert_fallback(blocked, polluted_passages)
 
 
+@pytest.mark.model
 async def test_async_streaming_both_routes(
     mirage, fixed_retriever, mixed_nodes, polluted_nodes, polluted_passages
 ):
@@ -182,6 +187,7 @@ class NoStreamLLM(CustomLLM):
         raise NotImplementedError
 
 
+@pytest.mark.model
 def test_streaming_with_an_llm_that_cannot_stream(mirage, fixed_retriever, clean_nodes):
     response = MirageQueryEngine(
         fixed_retriever(clean_nodes), NoStreamLLM(), mirage=mirage, streaming=True
@@ -189,6 +195,7 @@ def test_streaming_with_an_llm_that_cannot_stream(mirage, fixed_retriever, clean
     assert isinstance(response, StreamingResponse) and list(response.response_gen) == ["ANSWER"]
 
 
+@pytest.mark.model
 def test_prompts_are_overridable_templates(mirage, fixed_retriever, clean_nodes, polluted_nodes):
     engine = MirageQueryEngine(
         fixed_retriever(clean_nodes),
@@ -211,6 +218,7 @@ def test_prompts_are_overridable_templates(mirage, fixed_retriever, clean_nodes,
         )
 
 
+@pytest.mark.model
 def test_retrieve_returns_verified_nodes(mirage, fixed_retriever, mixed_nodes, polluted_nodes):
     from llama_index.core.schema import QueryBundle
 
@@ -225,6 +233,7 @@ def test_retrieve_returns_verified_nodes(mirage, fixed_retriever, mixed_nodes, p
     )
 
 
+@pytest.mark.model
 def test_shared_postprocessor_and_argument_checks(mirage, fixed_retriever, clean_nodes):
     pp = MiragePostprocessor(mirage=mirage, output="claims")
     engine = MirageQueryEngine(fixed_retriever(clean_nodes), MockLLM(), postprocessor=pp)

@@ -51,6 +51,7 @@ def assert_read_off_matches_engine(point, config, nli, dataset):
         )
 
 
+@pytest.mark.model
 def test_grid_makes_no_nli_calls_after_the_prefill(dataset, counting_nli):
     n = len(dataset)
     done, at_prefill_end = [0], []
@@ -68,12 +69,14 @@ def test_grid_makes_no_nli_calls_after_the_prefill(dataset, counting_nli):
     assert done[0] == n * (1 + 2 * 2)  # prefill + one engine run per (tau, kappa)
 
 
+@pytest.mark.model
 def test_gate_read_off_the_verdicts_matches_a_full_engine_run(dataset, fake_nli):
     result = calibrate(dataset, fake_nli, grid=GRID, fit_fraction=1.0, log=None)
     for point in result.table[::5]:
         assert_read_off_matches_engine(point, MirageConfig(), fake_nli, dataset)
 
 
+@pytest.mark.model
 def test_read_off_matches_an_engine_run_with_the_redundancy_filter_on(dataset, fake_nli):
     # The filter acts after the gate on S* alone, so a loose-gate run still tells every
     # (r_max, d_min) decision: a verdict it blocks (nothing left) is blocked under any gate.
@@ -83,6 +86,7 @@ def test_read_off_matches_an_engine_run_with_the_redundancy_filter_on(dataset, f
         assert_read_off_matches_engine(point, base, fake_nli, dataset)
 
 
+@pytest.mark.model
 def test_best_config_round_trips_through_from_file(dataset, fake_nli, tmp_path):
     base = MirageConfig(min_support=1)
     result = calibrate(dataset, fake_nli, base=base, grid=GRID, min_retention=None, log=None)
@@ -233,6 +237,7 @@ def test_grid_varies_the_answer_slot_context(habsburg):
         calibrate(habsburg, nli, grid={"answer_conflict_context": []}, log=None)
 
 
+@pytest.mark.model
 def test_grid_varies_the_redundancy_filter(dataset, fake_nli):
     grid = {"r_max": [0.3, 1.0], "d_min": [1], "redundancy_filter": ["none", "multi_hop"]}
     result = calibrate(dataset, fake_nli, grid=grid, fit_fraction=1.0, log=None)

@@ -115,6 +115,7 @@ def nli_module(fake_nli, monkeypatch):
     return "_mirage_test_nli:backend"
 
 
+@pytest.mark.model
 def test_bench_writes_reports(tmp_path, query_file, nli_module, capsys):
     out = tmp_path / "bench"
     assert (
@@ -145,6 +146,7 @@ def test_bench_writes_reports(tmp_path, query_file, nli_module, capsys):
     assert len((out / "instances.jsonl").read_text().splitlines()) == 2 * 3
 
 
+@pytest.mark.model
 def test_calibrate_writes_a_loadable_config(tmp_path, query_file, nli_module, capsys):
     out = tmp_path / "cal.json"
     assert (
@@ -188,6 +190,7 @@ def test_calibrate_takes_coordination_thresholds(tmp_path, query_file, nli_modul
     assert cfg.method.coordination_threshold in (2.0, 3.0) and cfg.coordination == "text"
 
 
+@pytest.mark.model
 def test_calibrate_takes_the_opt_in_rules_choices(tmp_path, query_file, nli_module, capsys):
     out = tmp_path / "cal.json"
     args = ["calibrate", "--dataset", str(query_file), "--model", nli_module]

@@ -36,6 +36,7 @@ def read_run(out: Path) -> tuple[dict, list[dict]]:
     return report, instances
 
 
+@pytest.mark.model
 def test_bench_on_ray_reports_what_a_local_run_reports(
     ray_local, sharp_nli_dir, tmp_path, monkeypatch
 ) -> None:

@@ -84,6 +84,7 @@ def test_regime_pooling_rows():
     assert rows[0]["n"] == 2 and rows[0]["contamination"] is None  # nothing delivered
 
 
+@pytest.mark.model
 def test_claims_map_to_polluted_spans_and_metrics_follow(fake_nli):
     inst = Instance(
         "q1",
@@ -169,6 +170,7 @@ def test_contains_answer_is_case_insensitive_at_word_boundaries():
     assert not contains_answer("anything", [])
 
 
+@pytest.mark.model
 def test_generate_answers_scores_each_route(fake_nli):
     fake_chat = pytest.importorskip("langchain_core.language_models.fake_chat_models")
     inst = Instance(

@@ -318,6 +318,7 @@ PASSAGES = [
 ]
 
 
+@pytest.mark.model
 @pytest.mark.parametrize("policy", ["fallback", "pass_through"])
 def test_server_down_follows_the_error_policy(policy) -> None:
     options = HTTPOptions(timeout_s=1.0, retry=FAST_RETRY)

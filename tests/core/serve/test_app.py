@@ -7,6 +7,7 @@ import asyncio
 
 import httpx
 import numpy as np
+import pytest
 
 from mirage_core import Mirage, MirageConfig
 from mirage_core.nli import HTTPNLI, TransformersNLI
@@ -40,6 +41,7 @@ def test_served_scores_equal_in_process_scores(served, sharp_nli_dir) -> None:
     assert np.abs(expected - 1 / 3).max() > 0.1  # the sharp model is far from uniform
 
 
+@pytest.mark.model
 def test_64_concurrent_clients_get_the_in_process_verdicts(
     served, bench_instances, in_process, outcome, run_clients
 ) -> None:

@@ -14,6 +14,8 @@ from mirage_core import Mirage, MirageConfig
 from mirage_core.nli import HTTPNLI, HTTPOptions, RetryPolicy
 from mirage_core.serve import ServeHandleNLI
 
+pytestmark = pytest.mark.model
+
 CLIENTS = 64
 
 

@@ -1,0 +1,1 @@
+"""mirage's product benchmarks, run from the repository root as ``python -m benchmarks.<name>``."""
