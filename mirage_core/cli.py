@@ -14,8 +14,8 @@ import sys
 import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
 from types import ModuleType
+from typing import Any, TextIO
 
 from mirage_core.defense import Mirage
 from mirage_core.jsonl import iter_jsonl

@@ -199,7 +199,7 @@ class Mirage:
             evidence.coordinated, claims, sourced.graph, sourced.groups, cfg
         )
         t1 = time.perf_counter()
-        selected, scores = select_claims(claims, sourced, allowed, cfg)
+        selected, scores = select_claims(claims, sourced, allowed, cfg, evidence.claim_embeddings)
         t2 = time.perf_counter()
         state, coordination = measure(evidence, sourced, selected, quarantined, coordination, cfg)
         decision = decide(state, coordination)

@@ -43,6 +43,7 @@ class Evidence:
     publishers: list[str] = field(default_factory=list)  # domain, or source under single_domain
     groups: list[str] = field(default_factory=list)  # independence group of each kept passage
     embeddings: np.ndarray | None = None  # passage embeddings, when the config reads them
+    claim_embeddings: np.ndarray | None = None  # when pairing or corroboration reads them
     coordinated: list[Any] = field(default_factory=list)  # flagged GroupSignals, caller indices
     claims: list[Claim] = field(default_factory=list)
     non_claims: list[NonClaim] = field(default_factory=list)

@@ -123,6 +123,11 @@ class MethodSettings:
     """Also pair claims whose embeddings have cosine ≥ ``paraphrase_threshold``."""
     paraphrase_threshold: float = field(default=0.75, metadata=rule("unit"))
     """Claim cosine at which two claims are paired as paraphrases."""
+    paraphrase_support: float | None = field(default=None, metadata=rule("unit", optional=True))
+    """Claims of another group whose embeddings are at least this close corroborate a claim as
+    NLI support does (``None``: NLI support only; :mod:`mirage_core.corroboration`)."""
+    fact_coverage: bool = field(default=False, metadata=rule("bool"))
+    """A supporter corroborates a claim only if it states every number, month and name of it."""
     partner_ranking: PartnerRanking = "overlap"
     """How a claim ranks its candidate partners for the pair budget: token overlap, or the
     cosine of the claims' embeddings (loads the embedder)."""

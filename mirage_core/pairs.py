@@ -193,10 +193,12 @@ def build_pairs(
     claims = evidence.claims
     pairs = candidate_pairs(claims, m.tau)
     rank_by_embedding = m.partner_ranking == "embedding" and config.partners_per_claim
-    if (m.paraphrase_pairs or rank_by_embedding) and embed is not None:
+    wanted = m.paraphrase_pairs or rank_by_embedding or m.paraphrase_support is not None
+    if wanted and embed is not None:
         vectors = embed_under_policy(embed, [c.text for c in claims], config, evidence)
         if evidence.early_reason is not None:
             return None, None
+        evidence.claim_embeddings = vectors
         if vectors is not None and m.paraphrase_pairs:
             pairs = add_paraphrase_pairs(pairs, claims, vectors, m.paraphrase_threshold)
         if vectors is not None and rank_by_embedding:

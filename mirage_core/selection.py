@@ -8,6 +8,7 @@ import numpy as np
 from scipy import sparse
 
 from mirage_core.config import MirageConfig
+from mirage_core.corroboration import corroborate
 from mirage_core.graph import SourcedGraph, claim_scores
 from mirage_core.types import Claim
 
@@ -39,10 +40,25 @@ def greedy_select(
 
 
 def select_claims(
-    claims: Sequence[Claim], sourced: SourcedGraph, allowed: np.ndarray, config: MirageConfig
+    claims: Sequence[Claim],
+    sourced: SourcedGraph,
+    allowed: np.ndarray,
+    config: MirageConfig,
+    claim_embeddings: np.ndarray | None = None,
 ) -> tuple[list[int], np.ndarray]:
     """``(S* in pick order, s(c))``: claims with ``min_support`` corroborating groups that the
-    quarantine ``allowed``, picked greedily."""
+    quarantine ``allowed``, picked greedily. Corroboration is n(c) (NLI support), or with
+    ``paraphrase_support`` / ``fact_coverage`` set, :func:`~mirage_core.corroboration.corroborate`."""
     scores = claim_scores(claims, sourced.support, config)
-    eligible = (sourced.support >= config.min_support) & allowed
+    m = config.method
+    support = sourced.support
+    if config.min_support and (m.paraphrase_support is not None or m.fact_coverage):
+        support = corroborate(
+            claims,
+            sourced,
+            embeddings=claim_embeddings,
+            paraphrase_support=m.paraphrase_support,
+            fact_coverage=m.fact_coverage,
+        ).counts
+    eligible = (support >= config.min_support) & allowed
     return greedy_select(scores, sourced.graph.interaction_matrix(), eligible), scores

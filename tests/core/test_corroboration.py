@@ -1,0 +1,88 @@
+"""Corroboration: support from another independence group, by NLI or paraphrase, fact by fact."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mirage_core import CallableNLI, Mirage, MirageConfig, Passage
+from mirage_core.corroboration import claim_facts, corroborate
+from mirage_core.graph import build_graph
+from mirage_core.types import Claim
+
+
+def _claims(texts_groups: list[tuple[str, str]]) -> list[Claim]:
+    return [
+        Claim(i, t, i, 0, len(t), g, g, 1.0, frozenset(), group=g)
+        for i, (t, g) in enumerate(texts_groups)
+    ]
+
+
+def agree_all(premises, hypotheses):
+    """A sloppy model: every pair entails (it misses changed facts)."""
+    return np.tile([0.9, 0.05, 0.05], (len(premises), 1))
+
+
+def _sourced(claims, left, right):
+    probs = agree_all([None] * (2 * len(left)), None)
+    return build_graph(claims, np.array(left), np.array(right), probs, None, MirageConfig())
+
+
+def test_claim_facts_are_numbers_months_and_names():
+    assert claim_facts("Lyon is the capital of France.") == {"lyon", "france"}
+    assert claim_facts("The tower was completed in March 1889.") == {"march", "1889"}
+    assert claim_facts("It has 1,665 steps.") == {"1665"}
+
+
+def test_support_counts_only_other_groups():
+    claims = _claims([("The tower is in Paris.", "a"), ("The tower is in Paris.", "a"), ("The tower stands in Paris.", "b")])
+    sourced = _sourced(claims, [0, 0], [1, 2])
+    c = corroborate(claims, sourced)
+    assert c.counts.tolist() == [1, 0, 1]
+    assert c.supporters[2] == (0,)
+
+
+def test_fact_coverage_rejects_a_supporter_that_states_another_fact():
+    claims = _claims([
+        ("The Eiffel Tower was completed in 1887.", "a"),
+        ("The Eiffel Tower was completed in 1889.", "b"),
+        ("The Eiffel Tower was finished in 1889 in Paris.", "c"),
+    ])  # fmt: skip
+    sourced = _sourced(claims, [0, 0, 1], [1, 2, 2])
+    loose = corroborate(claims, sourced)
+    strict = corroborate(claims, sourced, fact_coverage=True)
+    assert loose.counts.tolist() == [2, 2, 2]  # the sloppy model vouches for 1887
+    assert strict.counts[0] == 0  # no other source states 1887
+    assert strict.counts[1] == 1  # "… 1889 in Paris" states 1889 (and Eiffel, Tower)
+    assert strict.counts[2] == 0  # nobody else says Paris
+
+
+def test_paraphrase_neighbours_of_another_group_corroborate():
+    claims = _claims([("Paris is the capital.", "a"), ("The capital is Paris.", "b"), ("Cats purr.", "c")])
+    sourced = _sourced(claims, [], [])
+    emb = np.array([[1.0, 0.0], [0.96, 0.28], [0.0, 1.0]])
+    assert corroborate(claims, sourced).counts.tolist() == [0, 0, 0]
+    near = corroborate(claims, sourced, embeddings=emb, paraphrase_support=0.9)
+    assert near.counts.tolist() == [1, 1, 0]
+
+
+@pytest.fixture
+def eiffel() -> list[Passage]:
+    return [
+        Passage("The Eiffel Tower was completed in 1889. It is 330 metres tall.", source="https://a.example/"),
+        Passage("The Eiffel Tower was completed in 1889 for the World's Fair.", source="https://b.example/"),
+        Passage("The Eiffel Tower was completed in 1889. Its designer was Gustave Eiffel.", source="https://c.example/"),
+    ]  # fmt: skip
+
+
+def test_min_support_with_fact_coverage_delivers_only_corroborated_facts(eiffel):
+    engine = Mirage(
+        MirageConfig(coordination="none", min_support=1).replace(fact_coverage=True),
+        nli=CallableNLI(agree_all),
+    )
+    v = engine.defend("When was the Eiffel Tower completed?", eiffel)
+    assert v.passed
+    delivered = " ".join(c.text for c in v.verified_claims)
+    assert "1889" in delivered
+    # each page's own detail is stated by no other page: not verified
+    assert "330" not in delivered and "Gustave" not in delivered and "World's Fair" not in delivered
