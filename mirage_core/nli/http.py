@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from mirage_core.nli import protocol
+import mirage_core.nli.protocol as protocol
 from mirage_core.nli.remote import RemoteNLI, ServerInfo
 
 __all__ = ["HTTPNLI"]

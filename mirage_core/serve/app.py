@@ -16,7 +16,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from ray import serve
 
-from mirage_core.nli import protocol
+import mirage_core.nli.protocol as protocol
 from mirage_core.nli.loading import load_backend
 from mirage_core.serve.config import ServeConfig
 from mirage_core.serve.routes import NLIService

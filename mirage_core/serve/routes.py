@@ -33,8 +33,8 @@ from pydantic import ConfigDict, Field, StringConstraints, ValidationError, crea
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+import mirage_core.nli.protocol as protocol
 from mirage_core.errors import NLIError
-from mirage_core.nli import protocol
 from mirage_core.nli.base import LABELS, PairCache
 from mirage_core.serve.config import ServeConfig
 
