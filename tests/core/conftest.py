@@ -170,3 +170,16 @@ def ray_local():
 
         serve.shutdown()
     ray.shutdown()
+
+
+@pytest.fixture
+def patched_nli(monkeypatch, fake_nli, fake_embedder):
+    """The CLI's engine built on the test doubles."""
+    from mirage_core import cli
+
+    # The CLI resolves --model through Mirage; route it to the test doubles.
+    monkeypatch.setattr(
+        cli,
+        "_make_mirage",
+        lambda config, model: cli.Mirage(config, nli=fake_nli, embedder=fake_embedder),
+    )

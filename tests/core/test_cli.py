@@ -16,14 +16,6 @@ def passages_file(tmp_path, clean_passages):
     return path
 
 
-@pytest.fixture
-def patched_nli(monkeypatch, fake_nli, fake_embedder):
-    # The CLI resolves --model through Mirage; route it to the test doubles.
-    monkeypatch.setattr(
-        cli,
-        "_make_mirage",
-        lambda config, model: cli.Mirage(config, nli=fake_nli, embedder=fake_embedder),
-    )
 
 
 def test_defend_text_output(passages_file, patched_nli, capsys):

@@ -42,13 +42,6 @@ def hostile_file(tmp_path, clean_passages):
     return path
 
 
-@pytest.fixture
-def patched_nli(monkeypatch, fake_nli, fake_embedder):
-    monkeypatch.setattr(
-        cli,
-        "_make_mirage",
-        lambda config, model: cli.Mirage(config, nli=fake_nli, embedder=fake_embedder),
-    )
 
 
 def assert_no_hidden(text: str) -> None:
