@@ -433,20 +433,64 @@ _FRAME_ORDER = ("news", "qa", "encyclopedic", "list", "quote")
 
 # Junk of gradient-made passages: WordPiece continuation pieces, stray subwords and punctuation.
 _PIECES = (
-    "##ing", "##s", "##ed", "##ly", "##er", "##tion", "##able", "##ness", "##ment", "##ic",
-    "##ous", "##al", "##ize", "##est", "##ity",
+    "##ing",
+    "##s",
+    "##ed",
+    "##ly",
+    "##er",
+    "##tion",
+    "##able",
+    "##ness",
+    "##ment",
+    "##ic",
+    "##ous",
+    "##al",
+    "##ize",
+    "##est",
+    "##ity",
 )
 _JUNK = (
-    "the", "of", "and", "grammy", "bulletin", "trivia", "fandom", "ranked", "official", "wiki",
-    "archive", "verified", "answer", "source", "fact", "record", "top", "best", "list", "season",
-    "episode", "history", "edition", "[UNK]", "[SEP]", "|", ";", "::", "--", "!!", "...", "®",
-    "≈", "<", ">", "@", "#",
+    "the",
+    "of",
+    "and",
+    "grammy",
+    "bulletin",
+    "trivia",
+    "fandom",
+    "ranked",
+    "official",
+    "wiki",
+    "archive",
+    "verified",
+    "answer",
+    "source",
+    "fact",
+    "record",
+    "top",
+    "best",
+    "list",
+    "season",
+    "episode",
+    "history",
+    "edition",
+    "[UNK]",
+    "[SEP]",
+    "|",
+    ";",
+    "::",
+    "--",
+    "!!",
+    "...",
+    "®",
+    "≈",
+    "<",
+    ">",
+    "@",
+    "#",
 )
 
 
-def token_soup(
-    question: str, incorrect: str, core: str, seed: int | str = 0, key: str = ""
-) -> str:
+def token_soup(question: str, incorrect: str, core: str, seed: int | str = 0, key: str = "") -> str:
     """``core`` (a fluent sentence stating ``incorrect``) then 30–60 junk tokens: query words,
     the answer, stray vocabulary and WordPiece fragments (seeded)."""
     rng = rng_for(seed, "token_soup", key, core)
@@ -498,8 +542,6 @@ def _numeric_decoys(answer: str, correct: Sequence[str]) -> list[str]:
     n = int(m.group(1))
     out = [str(x) for x in (n - 2, n - 1, n + 1, n + 2, n + 3) if x >= 0]
     return [d for d in out if not any(_contains(d, c) or _contains(c, d) for c in correct)]
-
-
 
 
 def adapt_poisons(
@@ -605,7 +647,7 @@ def _generated(
         elif kind == "hedging":
             new = hedges[i % len(hedges)].format(a=incorrect, core=core)
         else:  # several_answers
-            items = rng.sample(pool, min(len(pool), rng.randrange(2, 5))) + [incorrect]
+            items = [*rng.sample(pool, min(len(pool), rng.randrange(2, 5))), incorrect]
             rng.shuffle(items)
             frame = _LIST_FRAMES[(i + start) % len(_LIST_FRAMES)]
             new = f"{_question(question)} " + frame.format(items=", ".join(items), a=incorrect)

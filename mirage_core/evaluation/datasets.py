@@ -57,6 +57,7 @@ __all__ = [
     "load_gpe",
     "load_jsonl",
     "load_poisonedrag",
+    "load_rows",
     "subsample",
 ]
 
@@ -409,13 +410,19 @@ def _variant_evidence(
 
     qid, question, correct = str(q["id"]), str(q["question"]), str(q["correct answer"])
     if family in ("garag", "blind"):
-        mine = [r for r in rows if " ".join(str(r.get("query", "")).split()) == " ".join(question.split())]
+        mine = [
+            r
+            for r in rows
+            if " ".join(str(r.get("query", "")).split()) == " ".join(question.split())
+        ]
         if family == "blind":
             docs = [str(r["adversarial_document"]) for r in mine]
             return (gold_text, docs, ()) if docs else None
         by_gold: dict[str, list[str]] = {}
         for r in mine:
-            by_gold.setdefault(str(r["ground_truth"]).strip(), []).append(str(r["adversarial_document"]))
+            by_gold.setdefault(str(r["ground_truth"]).strip(), []).append(
+                str(r["adversarial_document"])
+            )
         for gt, copies in by_gold.items():  # file order: the first gold that states the answer
             if _contains(gt, correct):
                 return gt, copies, ()
@@ -428,7 +435,11 @@ def _variant_evidence(
     if family == "gemini":
         return (gold_text, adv, (str(q["incorrect answer"]),)) if adv else None
     if family == "gemini_100":
-        return (gold_text, rng.sample(adv, min(5, len(adv))), (str(q["incorrect answer"]),)) if adv else None
+        return (
+            (gold_text, rng.sample(adv, min(5, len(adv))), (str(q["incorrect answer"]),))
+            if adv
+            else None
+        )
     wrong = _stated_answers(row, correct, question)
     stating = [t for t in adv if any(_contains(t, w) for w in wrong)]
     if not stating:
@@ -494,7 +505,9 @@ def load_poisonedrag(
     variant_rows: list[dict[str, Any]] = []
     if adaptive in VARIANTS:
         vfolder = (
-            Path(variants_root) if variants_root is not None else folder.parent / "poisonedrag-variants"
+            Path(variants_root)
+            if variants_root is not None
+            else folder.parent / "poisonedrag-variants"
         )
         variant_rows = _variant_rows(vfolder, name, adaptive)
     label = "coordinated" if adaptive is None or adaptive in ADAPTIVE else adaptive
@@ -551,20 +564,23 @@ def load_poisonedrag(
             instances.append(
                 Instance(qid, str(q["question"]), regime, family, items, correct, incorrect)
             )
-    adaptive_note = _VARIANT_NOTES.get(str(adaptive)) or {
-        None: "",
-        "token_soup": " Poisons as token soup: a lead sentence stating the incorrect answer, then junk tokens and WordPiece fragments.",
-        "question_appended": " Poisons with the question glued after them (with or without a space).",
-        "question_prepended": " Poisons with the question glued before them (with or without a space).",
-        "hedging": " Poisons rewritten as hedges (some sources say the incorrect answer, others disagree).",
-        "several_answers": " Poisons rewritten as lists of candidate answers, the incorrect one among them.",
-        "paraphrase": " Poisons paraphrased (sentence reorder, clause rewrites; rule-based, seeded).",
-        "synonym": " Poisons synonym-substituted (built-in table, query words kept; seeded).",
-        "dispersed": (
-            " Poisons dispersed: the same incorrect answer framed differently in each (news "
-            "report, Q&A snippet, encyclopedic line, list entry, quote; rule-based, seeded)."
-        ),
-    }[adaptive]
+    adaptive_note = (
+        _VARIANT_NOTES.get(str(adaptive))
+        or {
+            None: "",
+            "token_soup": " Poisons as token soup: a lead sentence stating the incorrect answer, then junk tokens and WordPiece fragments.",
+            "question_appended": " Poisons with the question glued after them (with or without a space).",
+            "question_prepended": " Poisons with the question glued before them (with or without a space).",
+            "hedging": " Poisons rewritten as hedges (some sources say the incorrect answer, others disagree).",
+            "several_answers": " Poisons rewritten as lists of candidate answers, the incorrect one among them.",
+            "paraphrase": " Poisons paraphrased (sentence reorder, clause rewrites; rule-based, seeded).",
+            "synonym": " Poisons synonym-substituted (built-in table, query words kept; seeded).",
+            "dispersed": (
+                " Poisons dispersed: the same incorrect answer framed differently in each (news "
+                "report, Q&A snippet, encyclopedic line, list entry, quote; rule-based, seeded)."
+            ),
+        }[adaptive]
+    )
     return Dataset(
         name=f"poisonedrag-{name}" + (f":{adaptive}" if adaptive else ""),
         instances=instances,
@@ -649,10 +665,35 @@ def load_jsonl(
     with the whole file as background corpus). Rows written by ``mirage pollute`` (passages
     carrying ``"mirage_pollution"`` labels) are used as they are.
     """
+    return load_rows(
+        _read_query_rows(path),
+        name=Path(path).stem,
+        limit=limit,
+        seed=seed,
+        families=families,
+        rate=rate,
+        polluter=polluter,
+        file=str(path),
+    )
+
+
+def load_rows(
+    rows: Sequence[Mapping[str, Any]],
+    *,
+    name: str,
+    limit: int | None = None,
+    seed: int | str = 0,
+    families: Sequence[Family | str] = FAMILIES,
+    rate: float = 0.5,
+    polluter: Any = None,
+    file: str | None = None,
+) -> Dataset:
+    """:func:`load_jsonl` on rows already in memory (``{"id"?, "query", "passages", ...}``):
+    the same protocol, the same seeds, named ``name``."""
     from mirage_core.pollution.families import apply_regime
     from mirage_core.pollution.rules import Corpus, RulePolluter
 
-    rows = _read_query_rows(path)
+    rows = list(rows)
     chosen = subsample(len(rows), limit, seed)
     fams = [Family.parse(f) for f in families]
     background: Corpus | None = None
@@ -707,10 +748,10 @@ def load_jsonl(
                     Instance(qid, query, regime.value, fam.value, items, correct, incorrect)
                 )
     return Dataset(
-        name=Path(path).stem,
+        name=name,
         instances=instances,
         description=(
-            f"user JSONL {Path(path).name}"
+            (f"user JSONL {Path(file).name}" if file else f"{name} rows")
             + (
                 ""
                 if prepolluted
@@ -736,7 +777,7 @@ def load_jsonl(
             "limit": limit,
             "seed": seed,
             "rate": rate,
-            "file": str(path),
+            "file": file,
             "polluter": "given" if polluter is not None else "rules",
         },
     )
