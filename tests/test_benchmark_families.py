@@ -83,3 +83,45 @@ def test_old_rules_stay_printed_beside_new_ones():
     assert "pick (rule 2026-12-02) | pick (rule 2027-01-01)" in lines[0]
     assert any(line.startswith("| x | b | a |") for line in lines)
     assert sum("**worst**" in line for line in lines) == 2
+
+
+def test_longform_figures_on_protocol_pollution(fake_nli, clean_passages, capsys):
+    import argparse
+
+    from benchmarks import scoreboard
+    from mirage_core.evaluation.datasets import load_rows
+    from mirage_core.evaluation.harness import run_benchmark
+
+    rows = [
+        {
+            "id": f"q{i}",
+            "query": "When was the Eiffel Tower completed?",
+            "passages": list(clean_passages),
+        }
+        for i in range(2)
+    ]
+    ds = load_rows(rows, name="tiny", seed=0)
+    res = run_benchmark(ds, fake_nli, systems=["mirage", "mirage_paper"], cold_cache=False)
+    figs = scoreboard.longform_figures(res.records, "mirage")
+    fams = scoreboard.POLLUTION_FAMILIES
+    assert set(figs) >= {
+        "clean pass",
+        "MIXED pass",
+        "corroborated-claim retention",
+        "latency p50 (s)",
+        "claims delivered per passing clean query",
+    }
+    assert all(
+        f"MIXED contamination {f}" in figs and f"FULL contamination {f}" in figs for f in fams
+    )
+    # a missing biogen file is skipped with a message; gpe's long form stays
+    args = argparse.Namespace(
+        no_longform=False,
+        biogen="/nonexistent/biogen.jsonl",
+        biogen_n=None,
+        seed=0,
+        longform_gpe_n=2,
+        only=None,
+    )
+    assert list(scoreboard.longform_loaders(args)) == ["gpe-longform"]
+    assert "not found" in capsys.readouterr().err
