@@ -20,6 +20,21 @@ on the report split (a seeded 50/50 split of the queries of every dataset):
   honest passages from five publishers (CLEAN), five planted poisons alone (FULL), and both
   (MIXED, k = 10), the scoreboard's only honest multi-source evidence for short questions.
 
+Two more sections follow the table, each printed for every system and split:
+
+- **attack families** (``--families``, default all of ``benchmarks.families.FAMILIES``): for
+  PoisonedRAG NQ and HotpotQA, one column per family (GPT-4 poisons, the adaptive rewrites,
+  ``poisonedrag-variants``' Gemini / GARAG / blind sets, and the generated token soup,
+  question-glued, hedging and several-answers poisons; ``--family-n`` questions each) with
+  poisons alone blocked, gold + poisons: wrong answer delivered, correct answer only, and for
+  GARAG passes with the correct answer, plus the mean and worst family per measure; then the
+  leave-one-family-out picks of ``benchmarks.families`` between the configurations of this run;
+- **long form** (``--biogen PATH``; skipped with a message when the file is absent, or with
+  ``--no-longform``): biogen-dev at k = 10 and 20 and gpe-eval's benign evidence, polluted by
+  the Retrieval Pollution Protocol (rule-based, four families, MIXED and FULL, seeded): clean
+  pass, contamination per family, MIXED pass, claims delivered per passing clean query,
+  corroborated-claim retention, p50 latency.
+
 NLI scores are kept in a SQLite pair store keyed on the model's weights
 (``benchmarks/.cache/pairs.sqlite``, not committed): a rerun after an engine change costs only
 the pairs it has never scored. Thresholds are never fitted here (``mirage calibrate`` fits on
@@ -42,6 +57,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks import families as fam
 from benchmarks._pair_store import PersistentEmbedder, PersistentNLI, model_digest
 from benchmarks.shortqa import load_shortqa
 from benchmarks.snippets import SCAN_CHARS as SNIPPET_SCAN_CHARS
@@ -49,7 +65,13 @@ from benchmarks.snippets import snippet_dataset
 from mirage_core.answer_conflict import answer_conflicts
 from mirage_core.config import MirageConfig
 from mirage_core.evaluation.calibrate import split_queries
-from mirage_core.evaluation.datasets import Dataset, load_dataset, load_gpe, subsample
+from mirage_core.evaluation.datasets import (
+    Dataset,
+    load_dataset,
+    load_gpe,
+    load_rows,
+    subsample,
+)
 from mirage_core.evaluation.harness import (
     InstanceRecord,
     _metrics,
@@ -344,6 +366,293 @@ def dataset_loaders(
     return loaders
 
 
+# -- attack families ------------------------------------------------------------------------------
+
+PRAG_SETS = ("poisonedrag-nq", "poisonedrag-hotpotqa")
+
+
+def family_dataset(base: str, family: str) -> str:
+    """The dataset name of one attack family of a PoisonedRAG set (``gpt4``: the set itself)."""
+    return base if family == "gpt4" else f"{base}:{family}"
+
+
+def selected_families(spec: str) -> list[str]:
+    if spec.strip().lower() in ("", "none"):
+        return []
+    if spec.strip().lower() == "all":
+        return list(fam.FAMILIES)
+    wanted = [f.strip() for f in spec.split(",") if f.strip()]
+    unknown = [f for f in wanted if f not in fam.FAMILIES]
+    if unknown:
+        raise SystemExit(
+            f"unknown attack families {unknown}; expected some of {list(fam.FAMILIES)}"
+        )
+    return [f for f in fam.FAMILIES if f in wanted]
+
+
+def family_loaders(
+    args: argparse.Namespace, have: dict[str, Callable[[], Dataset]]
+) -> dict[str, Callable[[], Dataset]]:
+    """Loaders of the attack-family datasets not already in ``have`` (the GPT-4 set and any
+    ``--adaptive`` set are run once and reused). With ``--only``, a family runs when its
+    dataset name or its base set is listed."""
+    wanted = set(args.only.split(",")) if args.only else None
+    out: dict[str, Callable[[], Dataset]] = {}
+    for base in PRAG_SETS:
+        for f in selected_families(args.families):
+            name = family_dataset(base, f)
+            if name in have or (wanted is not None and not ({name, base} & wanted)):
+                continue
+            n = args.prag_n if f == "gpt4" else min(args.family_n, args.prag_n)
+            out[name] = lambda name=name, n=n: load_dataset(name, limit=n, seed=args.seed)
+    return out
+
+
+def _pass_correct(records: list[InstanceRecord], system: str) -> float | None:
+    routes = [r.routes[system] for r in records if system in r.routes]
+    if not routes:
+        return None
+    return sum(x.passed and bool(x.correct) for x in routes) / len(routes)
+
+
+def family_figures(recs: list[InstanceRecord], system: str, family: str) -> dict[str, Any]:
+    """One family's measures on ``recs`` (one split): blocked (FULL), wrong answer delivered and
+    correct answer only (MIXED; wrong only where the family plants an answer), passes with the
+    correct answer (GARAG, whose evidence is the gold and its typo'd copies)."""
+    mixed = [r for r in recs if r.regime == "mixed"]
+    out: dict[str, Any] = {m: None for m in fam.MEASURES}
+    out["n"] = len({r.qid for r in recs})
+    if family == "garag":
+        out["pass_correct"] = _pass_correct(mixed, system)
+        return out
+    out["blocked"] = measure(recs, system, "full", "blocked")
+    if any(r.incorrect for r in mixed):
+        out["wrong"] = measure(recs, system, "mixed", "incorrect_in_evidence")
+    out["correct_only"] = measure(recs, system, "mixed", "correct_only")
+    return out
+
+
+def family_records(
+    records: dict[str, list[InstanceRecord]],
+    systems: Sequence[str],
+    families: Sequence[str],
+    seed: int,
+) -> list[dict[str, Any]]:
+    """One record per system × split × set (``nq``, ``hotpotqa``, ``both`` pooled) × family."""
+    out: list[dict[str, Any]] = []
+    for s in (x for x in systems if x != "vanilla_rag"):
+        for sp in ("fit", "report"):
+            for f in families:
+                pooled: list[InstanceRecord] = []
+                for base in PRAG_SETS:
+                    name = family_dataset(base, f)
+                    if name not in records:
+                        continue
+                    part = [r for r in records[name] if split_of(name, r.qid, seed) == sp]
+                    pooled += part
+                    set_name = base.removeprefix("poisonedrag-")
+                    out.append(
+                        {
+                            "system": s,
+                            "split": sp,
+                            "set": set_name,
+                            "family": f,
+                            "dataset": name,
+                            **family_figures(part, s, f),
+                        }
+                    )
+                if pooled:
+                    out.append(
+                        {
+                            "system": s,
+                            "split": sp,
+                            "set": "both",
+                            "family": f,
+                            "dataset": None,
+                            **family_figures(pooled, s, f),
+                        }
+                    )
+    return out
+
+
+def family_tables(rows: list[dict[str, Any]], systems: Sequence[str]) -> list[str]:
+    """Per system and split: rows = set × measure, columns = families, then mean and worst."""
+    names = {"mirage": "default", "mirage_paper": "paper()", "ragdefender": "RAGDefender"}
+    lines: list[str] = []
+    fams = [f for f in fam.FAMILIES if any(r["family"] == f for r in rows)]
+    if not fams:
+        return lines
+    for s in (x for x in systems if x != "vanilla_rag"):
+        for sp in ("fit", "report"):
+            body: list[str] = []
+            for set_name in ("nq", "hotpotqa"):
+                by = {
+                    r["family"]: r
+                    for r in rows
+                    if r["system"] == s and r["split"] == sp and r["set"] == set_name
+                }
+                if not by:
+                    continue
+                for m in fam.MEASURES:
+                    vals = {f: by[f].get(m) for f in fams if f in by}
+                    got = [(v, f) for f, v in vals.items() if v is not None]
+                    if not got:
+                        continue
+                    worst = max(got) if m in fam.HIGHER_IS_WORSE else min(got)
+                    mean = sum(v for v, _ in got) / len(got)
+                    body.append(
+                        f"| {set_name} {fam.MEASURE_NAMES[m]} | "
+                        + " | ".join(_pc(vals.get(f)) for f in fams)
+                        + f" | {_pc(mean)} | {_pc(worst[0])} ({worst[1]}) |"
+                    )
+            if body:
+                lines += [
+                    "",
+                    f"attack families, {names.get(s, s)}, {sp} split",
+                    "",
+                    "| measure | " + " | ".join(fams) + " | mean | worst |",
+                    "|" + "---|" * (3 + len(fams)),
+                    *body,
+                ]
+    return lines
+
+
+# -- long form ------------------------------------------------------------------------------------
+
+BIOGEN_DEFAULT = "../shared/data/biogen-dev/biogen-dev.jsonl"
+LONGFORM_KS = (10, 20)
+
+
+def biogen(path: Path, k: int, n: int | None, seed: int) -> Dataset:
+    """biogen-dev at ``k`` pages (the first ``k`` in rank order), polluted by the protocol."""
+    rows = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+    for r in rows:
+        r["passages"] = list(r.get("passages") or [])[:k]
+    return load_rows(rows, name=f"biogen-k{k}", limit=n, seed=seed, file=str(path))
+
+
+def gpe_longform(n: int, seed: int) -> Dataset:
+    """gpe-eval's benign evidence (the gpe loader's CLEAN sets at k = 5, the same claims as
+    ``gpe-k5``), as long-form evidence polluted by the protocol."""
+    ds = load_gpe(k=5, attacks=(), seed=seed, limit=n)
+    rows = [{"id": i.qid, "query": i.query, "passages": i.passages} for i in ds.instances]
+    return load_rows(rows, name="gpe-longform", seed=seed)
+
+
+def longform_loaders(args: argparse.Namespace) -> dict[str, Callable[[], Dataset]]:
+    if args.no_longform:
+        return {}
+    out: dict[str, Callable[[], Dataset]] = {}
+    path = Path(args.biogen)
+    if not path.is_absolute():
+        path = Path(__file__).resolve().parents[1] / path
+    if path.is_file():
+        for k in LONGFORM_KS:
+            out[f"biogen-k{k}"] = lambda k=k: biogen(path, k, args.biogen_n, args.seed)
+    else:
+        print(f"long form: {path} not found, biogen rows skipped (--biogen PATH)", file=sys.stderr)
+    out["gpe-longform"] = lambda: gpe_longform(args.longform_gpe_n, args.seed)
+    if args.only:
+        wanted = set(args.only.split(","))
+        out = {k: v for k, v in out.items() if k in wanted}
+    return out
+
+
+POLLUTION_FAMILIES = ("unambiguous", "conflicting", "misleading", "fabricated")
+
+
+def longform_figures(recs: list[InstanceRecord], system: str) -> dict[str, Any]:
+    """The long-form measures of one system on ``recs`` (one dataset, one split)."""
+
+    def sub(regime: str, family: str | None = None) -> list[InstanceRecord]:
+        return [
+            r
+            for r in recs
+            if r.regime == regime and (family is None or r.family == family) and system in r.routes
+        ]
+
+    out: dict[str, Any] = {}
+    clean = sub("clean")
+    out["clean pass"] = measure(recs, system, "clean", "pass_rate")
+    for regime in ("mixed", "full"):
+        for f in POLLUTION_FAMILIES:
+            part = sub(regime, f)
+            out[f"{regime.upper()} contamination {f}"] = (
+                _metrics(part, system, qa=False)["contamination"] if part else None
+            )
+    out["MIXED pass"] = measure(recs, system, "mixed", "pass_rate")
+    out["FULL pass"] = measure(recs, system, "full", "pass_rate")
+    passing = [r for r in clean if r.routes[system].passed]
+    out["claims delivered per passing clean query"] = (
+        sum(len(r.routes[system].delivered) for r in passing) / len(passing) if passing else None
+    )
+    out["claims per passing clean query"] = (
+        sum(r.n_claims for r in passing) / len(passing) if passing else None
+    )
+    out["corroborated-claim retention"] = measure(recs, system, "clean", "retention")
+    lat = [
+        r.routes[system].latency_s
+        for r in recs
+        if system in r.routes and r.routes[system].latency_s is not None
+    ]
+    out["latency p50 (s)"] = float(np.percentile(lat, 50)) if lat else None
+    return out
+
+
+LONGFORM_GOALS = {
+    "clean pass": "≥ 90%",
+    "MIXED pass": "≥ 80%",
+    "claims delivered per passing clean query": "≥ 25% of the claims",
+}
+
+
+def longform_tables(
+    records: dict[str, list[InstanceRecord]], systems: Sequence[str], seed: int
+) -> tuple[list[str], list[dict[str, Any]]]:
+    names = {"mirage": "default", "mirage_paper": "paper()", "ragdefender": "RAGDefender"}
+    cols = [(s, sp) for s in systems if s != "vanilla_rag" for sp in ("fit", "report")]
+    lines: list[str] = []
+    rows: list[dict[str, Any]] = []
+    for ds, recs in records.items():
+        figs = {
+            (s, sp): longform_figures([r for r in recs if split_of(ds, r.qid, seed) == sp], s)
+            for s, sp in cols
+        }
+        lines += [
+            "",
+            f"long form: {ds}",
+            "",
+            "| measure | goal | " + " | ".join(f"{names.get(s, s)} {sp}" for s, sp in cols) + " |",
+            "|" + "---|" * (2 + len(cols)),
+        ]
+        for m in figs[cols[0]]:
+            if m == "claims per passing clean query":
+                continue
+            goal = LONGFORM_GOALS.get(
+                m,
+                "≤ 1%"
+                if m.startswith("MIXED contamination")
+                else "≤ 2% or fallback"
+                if m.startswith("FULL contamination")
+                else "—",
+            )
+            cells = []
+            for c in cols:
+                v = figs[c][m]
+                if m == "claims delivered per passing clean query":
+                    tot = figs[c]["claims per passing clean query"]
+                    cells.append("—" if v is None else f"{v:.1f} of {tot:.1f}")
+                elif m.startswith("latency"):
+                    cells.append("—" if v is None else f"{v:.2f}")
+                else:
+                    cells.append(_pc(v))
+                rows.append(
+                    {"dataset": ds, "measure": m, "system": c[0], "split": c[1], "value": v}
+                )
+            lines.append(f"| {m} | {goal} | " + " | ".join(cells) + " |")
+    return lines, rows
+
+
 def run_all(
     loaders: dict[str, Callable[[], Dataset]],
     nli: Any,
@@ -492,6 +801,21 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="leave out shortqa (honest multi-source evidence for short questions)",
     )
+    p.add_argument(
+        "--families",
+        default="all",
+        help="attack families of the family table: all (default), none, or a comma list of "
+        + ",".join(fam.FAMILIES),
+    )
+    p.add_argument("--family-n", type=int, default=50, help="questions per attack family (50)")
+    p.add_argument(
+        "--biogen",
+        default=BIOGEN_DEFAULT,
+        help=f"biogen-dev JSONL of the long-form section ({BIOGEN_DEFAULT}, from the repo root)",
+    )
+    p.add_argument("--biogen-n", type=int, default=None, help="biogen questions (all 25)")
+    p.add_argument("--longform-gpe-n", type=int, default=50, help="gpe-eval long-form claims (50)")
+    p.add_argument("--no-longform", action="store_true", help="leave out the long-form section")
     add_dataset_args(p)
     args = p.parse_args(argv)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -512,20 +836,62 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     loaders = dataset_loaders(args, shortqa=not args.no_shortqa)
+    extra = family_loaders(args, loaders)
+    long_loaders = longform_loaders(args)
     t0 = time.perf_counter()
-    records = run_all(loaders, nli, config, systems, embedder, args.batch_size, args.seed)
+    everything = run_all(
+        {**loaders, **extra, **long_loaders},
+        nli,
+        config,
+        systems,
+        embedder,
+        args.batch_size,
+        args.seed,
+    )
+    records = {k: everything[k] for k in loaders}
+    long_records = {k: everything[k] for k in long_loaders}
 
     splits = ("fit", "report")
     lines, table = score_rows(records, systems, args.seed)
+    families = selected_families(args.families)
+    fam_rows = family_records(everything, systems, families, args.seed)
+    fam_lines = family_tables(fam_rows, systems)
+    long_lines, long_rows = longform_tables(long_records, systems, args.seed)
+    clean = [
+        {"system": s, "split": sp, "measure": row["measure"], "value": row.get(f"{s}:{sp}")}
+        for row in table
+        if row["measure"] in ("gpe-k5 CLEAN pass", "shortqa CLEAN pass")
+        for s in systems
+        if s != "vanilla_rag"
+        for sp in splits
+    ] + [
+        {
+            "system": r["system"],
+            "split": r["split"],
+            "measure": f"{r['dataset']} {r['measure']}",
+            "value": r["value"],
+        }
+        for r in long_rows
+        if r["measure"] == "clean pass"
+    ]
+    lofo_lines: list[str] = []
+    if fam_rows:
+        cands = fam.candidates_from_scoreboard({"families": fam_rows, "clean": clean})
+        lofo_lines = [
+            "",
+            "leave-one-family-out (benchmarks/families.py), configurations of this run",
+            "",
+            *fam.report(cands),
+        ]
     wall = time.perf_counter() - t0
     n_q = {
         name: {
             sp: len({r.qid for r in recs if split_of(name, r.qid, args.seed) == sp})
             for sp in splits
         }
-        for name, recs in records.items()
+        for name, recs in everything.items()
     }
-    text = "\n".join(lines)
+    text = "\n".join(lines + fam_lines + lofo_lines + long_lines)
     print(text)
     print()
     print(
@@ -555,6 +921,9 @@ def main(argv: list[str] | None = None) -> int:
                 "model_digest": nli.digest,
                 "queries": n_q,
                 "rows": table,
+                "families": fam_rows,
+                "clean": clean,
+                "longform": long_rows,
                 "pairs_scored": nli.misses,
                 "pairs_from_store": nli.hits,
                 "wall_s": round(wall, 1),

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
-from mirage_core.evaluation.adaptive import ADAPTIVE, adapt_poisons, paraphrase, synonymize
+from mirage_core.evaluation.adaptive import (
+    ADAPTIVE,
+    GENERATED,
+    adapt_poisons,
+    paraphrase,
+    synonymize,
+)
 from mirage_core.evaluation.datasets import load_dataset, load_poisonedrag
 from mirage_core.evaluation.harness import contains_answer
 
@@ -96,3 +103,76 @@ def test_loader_names_and_option(monkeypatch):
         load_poisonedrag("nq", limit=1, adaptive="bogus")
     with pytest.raises(ValueError, match="conflicts"):
         load_poisonedrag("nq:synonym", limit=1, adaptive="paraphrase")
+
+
+# -- generated attack families -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", GENERATED)
+def test_generated_families_keep_the_false_answer_and_are_seeded(kind):
+    def run(seed):
+        return adapt_poisons(
+            POISONS, QUESTION, "24", ("23",), kind=kind, seed=seed, key="q", decoys=("Dean Martin",)
+        )
+
+    out = run(0)
+    assert len(out) == 5 and out == run(0)
+    for new in out:
+        assert contains_answer(new, ("24",)) and not contains_answer(new, ("23",)), new
+    if not kind.startswith("question_"):  # the glue (two choices) may repeat across seeds
+        assert out != run(1)
+
+
+def test_token_soup_is_a_fluent_lead_then_junk():
+    out = adapt_poisons(POISONS, QUESTION, "24", ("23",), kind="token_soup", seed=0, key="q")
+    for new, old in zip(out, POISONS, strict=True):
+        lead, _, _junk = new.partition(". ")
+        assert contains_answer(lead, ("24",)) and lead.split()[0][0].isupper()
+        assert "##" in new and len(new.split()) >= 30
+        assert any(s.rstrip(".") == lead.rstrip(".") or lead in s for s in [old, *POISONS])
+
+
+def test_question_glued_with_and_without_a_space():
+    app = adapt_poisons(POISONS, QUESTION, "24", ("23",), kind="question_appended", seed=0, key="q")
+    pre = adapt_poisons(
+        POISONS, QUESTION, "24", ("23",), kind="question_prepended", seed=0, key="q"
+    )
+    assert all(a.endswith(QUESTION) and a.startswith(p) for a, p in zip(app, POISONS, strict=True))
+    assert all(a.startswith(QUESTION) and a.endswith(p) for a, p in zip(pre, POISONS, strict=True))
+    glued = {a[len(p) : len(p) + 1] for a, p in zip(app, POISONS, strict=True)}
+    assert glued == {" ", QUESTION[0]}  # "…episodes.how many" and "…episodes. how many"
+    after = {a[len(QUESTION)] for a in pre}
+    assert " " in after and after - {" "} and after <= {" "} | {p[0] for p in POISONS}
+
+
+def test_hedging_and_several_answers():
+    hedged = adapt_poisons(POISONS, QUESTION, "24", ("23",), kind="hedging", seed=0, key="q")
+    assert all(re.search(r"some|others|disagree|accounts", h, re.I) for h in hedged)
+    listed = adapt_poisons(
+        ["Frank Sinatra recorded it first."],
+        "who recorded i can't help falling in love with you",
+        "Frank Sinatra",
+        ("Elvis Presley",),
+        kind="several_answers",
+        seed=0,
+        key="q",
+        decoys=("Dean Martin", "Bing Crosby", "Elvis Presley", "Perry Como"),
+    )[0]
+    assert "Frank Sinatra" in listed and "Elvis" not in listed
+    assert sum(d in listed for d in ("Dean Martin", "Bing Crosby", "Perry Como")) >= 2
+    numeric = adapt_poisons(POISONS[:1], QUESTION, "24", ("23",), kind="several_answers", seed=0)
+    assert re.search(r"\b2[2-7]\b.*\b2[2-7]\b", numeric[0]) and not contains_answer(
+        numeric[0], ("23",)
+    )
+
+
+def test_generated_families_load_by_name(monkeypatch):
+    monkeypatch.setenv("MIRAGE_DATA_DIR", str(TEST_DATA))
+    for kind in GENERATED:
+        ds = load_dataset(f"poisonedrag-nq:{kind}", limit=2)
+        assert ds.name == f"poisonedrag-nq:{kind}"
+        poisons = [i for i in ds.instances if i.regime == "full"]
+        assert poisons and all(i.family == kind for i in poisons)
+        for inst in poisons:
+            for item in inst.items:
+                assert contains_answer(item.text, inst.incorrect)
