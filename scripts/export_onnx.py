@@ -1,6 +1,7 @@
 """Export the packaged models to ONNX for the torch-free runtime: ``python scripts/export_onnx.py``.
 
-Needs torch, transformers and onnx (the ``[onnx]`` extra's runtime needs none of them). Writes:
+Needs torch, transformers and onnx (``pip install 'mirage-rag[onnx-export]'``; the runtime of
+the ``[onnx]`` extra needs none of them). Writes:
 
 * ``mirage_core/models/mirage-nli-minilm-l6/model.onnx``: the NLI cross-encoder (inputs
   ``input_ids``, ``attention_mask``, ``token_type_ids``, output ``logits``);
