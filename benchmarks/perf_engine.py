@@ -175,7 +175,10 @@ t0 = time.perf_counter()
 {emb}
 v = Mirage(nli=nli, embedder=emb).defend({query!r}, [Passage(t, source=s) for t, s in {passages!r}])
 t1 = time.perf_counter()
-print(t1 - t0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, v.decision)
+# peak RSS of this process: VmHWM (ru_maxrss keeps the parent's peak across fork + exec)
+status = open("/proc/self/status").read().split("VmHWM:")
+rss = int(status[1].split()[0]) if len(status) > 1 else resource.getrusage(0).ru_maxrss
+print(t1 - t0, rss / 1024, v.decision)
 """
 
 
