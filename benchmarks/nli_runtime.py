@@ -20,6 +20,14 @@ speed only); torch dynamic int8 (``quantize=True``); bf16 autocast on the CPU; `
 (compile time measured apart; skipped with the reason if it fails); ONNX Runtime fp32 and int8
 (``runtime="onnx"``, needs the ``onnx`` extra).
 
+``--parity`` measures the torch-free runtime instead (:class:`~mirage_core.nli.onnx_nli.OnnxNLI`
+and :class:`~mirage_core.embeddings.OnnxEmbedder`, the packaged ONNX graphs) against torch fp32:
+on a seeded sample of every held-out set ``benchmarks/eval_nli.py`` scores (``--parity-n`` per
+set), the token ids, the label agreement and the largest probability change per set; for the
+embedder, on sentences of those sets and gpe-eval passages, the largest change of the cosine
+between two texts (the quantity the engine reads) and the smallest cosine between a text's two
+embeddings. It writes ``benchmarks/results/nli_runtime-parity.txt``.
+
 The rule: the default is the fastest variant whose held-out accuracy (mean over the sets) stays
 within ``--tolerance`` (1) point of torch fp32, among the variants that can be a default: they
 run on the base ``[nli]`` install and cost no compilation when a process starts. Its pick
@@ -205,6 +213,107 @@ def build_variants(args: argparse.Namespace, warm: tuple[list[str], list[str]]) 
     return variants
 
 
+def parity(args: argparse.Namespace) -> int:
+    """torch fp32 vs the torch-free ONNX runtime, NLI and embedder (see the module docstring)."""
+    import torch
+
+    from mirage_core.embeddings import MiniLMEmbedder, OnnxEmbedder
+    from mirage_core.evaluation.datasets import load_gpe
+    from mirage_core.nli.onnx_nli import OnnxNLI
+    from mirage_core.training.data import build_splits, sample
+    from mirage_core.training.evaluate import build_eval_sets
+
+    torch.set_num_threads(args.threads)
+    t_start = time.time()
+    sets = build_eval_sets(build_splits(args.data_dir), seed=args.heldout_seed)
+    sets = {k: sample(v, args.parity_n, args.heldout_seed) for k, v in sets.items()}
+    ref = TransformersNLI(cache_size=0, quantize=False)
+    onnx = OnnxNLI(cache_size=0, threads=args.threads)
+    ref.predict(["a warm-up pair"], ["outside the clock"]), onnx.predict(["a"], ["b"])
+    lines = [
+        "`python benchmarks/nli_runtime.py --parity`: the packaged models, torch fp32 "
+        "(TransformersNLI, MiniLMEmbedder) vs the torch-free runtime (OnnxNLI, OnnxEmbedder: "
+        "onnxruntime + tokenizers)",
+        f"NLI: every held-out set of benchmarks/eval_nli.py, a seeded sample of at most "
+        f"{args.parity_n} pairs per set (seed {args.heldout_seed}); {args.threads} threads",
+        "",
+        f"{'set':<18}{'pairs':>7}{'same ids':>10}{'labels =':>10}{'max|Δp|':>10}"
+        f"{'torch s':>9}{'onnx s':>8}",
+    ]
+    print("\n".join(lines), flush=True)
+    total_n = total_agree = total_ids = 0
+    worst = 0.0
+    t_torch = t_onnx = 0.0
+    for name, exs in sets.items():
+        prem, hyp = [e.premise for e in exs], [e.hypothesis for e in exs]
+        want = ref.tokenizer(prem, hyp, truncation="longest_first", max_length=ref.max_length)
+        got = onnx.tokenizer.tokenizer.encode_batch(list(zip(prem, hyp, strict=True)))
+        ids = sum(
+            a == g.ids[: sum(g.attention_mask)]  # padding stripped
+            for a, g in zip(want["input_ids"], got, strict=True)
+        )
+        t0 = time.perf_counter()
+        p_ref = ref.predict(prem, hyp)
+        t1 = time.perf_counter()
+        p_onnx = onnx.predict(prem, hyp)
+        t2 = time.perf_counter()
+        agree = int((p_ref.argmax(1) == p_onnx.argmax(1)).sum())
+        delta = float(np.abs(p_ref - p_onnx).max())
+        total_n, total_agree, total_ids = total_n + len(exs), total_agree + agree, total_ids + ids
+        worst = max(worst, delta)
+        t_torch, t_onnx = t_torch + t1 - t0, t_onnx + t2 - t1
+        line = (
+            f"{name:<18}{len(exs):>7}{100 * ids / len(exs):>9.1f}%{100 * agree / len(exs):>9.2f}%"
+            f"{delta:>10.2e}{t1 - t0:>9.1f}{t2 - t1:>8.1f}"
+        )
+        print(line, flush=True)
+        lines.append(line)
+    tail = [
+        f"{'all':<18}{total_n:>7}{100 * total_ids / total_n:>9.1f}%"
+        f"{100 * total_agree / total_n:>9.2f}%{worst:>10.2e}{t_torch:>9.1f}{t_onnx:>8.1f}",
+        f"labels differ on {total_n - total_agree} of {total_n} pairs; max |Δp| {worst:.2e} "
+        f"(goal <= 1e-4: {'met' if worst <= 1e-4 and total_agree == total_n else 'NOT met'}); "
+        f"ONNX {t_torch / t_onnx:.2f}x torch fp32 on these pairs (one run, same process)",
+        "",
+    ]
+    print("\n".join(tail), flush=True)
+    lines += tail
+
+    rng = np.random.default_rng(args.heldout_seed)
+    sentences = sorted({t for exs in sets.values() for e in exs for t in (e.premise, e.hypothesis)})
+    sentences = [sentences[i] for i in rng.choice(len(sentences), args.parity_texts, replace=False)]
+    ds = load_gpe(limit=args.parity_passages // 5, seed=args.seed, k=5, attacks=())
+    passages = [p.text for inst in ds.instances for p in inst.passages]
+    texts = list(dict.fromkeys(sentences + passages))
+    torch_emb = MiniLMEmbedder(cache_size=0)
+    onnx_emb = OnnxEmbedder(cache_size=0, threads=args.threads)
+    torch_emb.embed(texts[:8]), onnx_emb.embed(texts[:8])  # first calls outside the clock
+    t0 = time.perf_counter()
+    e_ref = torch_emb.embed(texts)
+    t1 = time.perf_counter()
+    e_onnx = onnx_emb.embed(texts)
+    t2 = time.perf_counter()
+    dcos = np.abs(e_ref @ e_ref.T - e_onnx @ e_onnx.T)
+    self_cos = (e_ref * e_onnx).sum(1)
+    emb = [
+        f"embedder: {len(texts)} texts ({len(sentences)} held-out sentences, "
+        f"{len(texts) - len(sentences)} gpe-eval passages of up to 1,200 characters); the "
+        "ONNX copy stores all-MiniLM-L6-v2's weights in fp16 (torch reads the fp32 original)",
+        f"  cosine between two texts, torch vs ONNX: max |Δcos| {dcos.max():.2e}, "
+        f"mean {dcos[np.triu_indices(len(texts), 1)].mean():.2e} over "
+        f"{len(texts) * (len(texts) - 1) // 2} pairs",
+        f"  a text's torch vs ONNX embedding: min cosine {self_cos.min():.7f}",
+        f"  time: torch {t1 - t0:.1f} s, ONNX {t2 - t1:.1f} s ({(t1 - t0) / (t2 - t1):.2f}x)",
+        f"total time {time.time() - t_start:.0f}s",
+    ]
+    print("\n".join(emb))
+    lines += emb
+    out = REPO / "benchmarks" / "results" / "nli_runtime-parity.txt"
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print(f"wrote {out.relative_to(REPO)}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -228,12 +337,20 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="measure only these variants (names as printed, e.g. 'torch int8'), and torch fp32",
     )
+    parser.add_argument(
+        "--parity", action="store_true", help="torch fp32 vs the torch-free ONNX runtime only"
+    )
+    parser.add_argument("--parity-n", type=int, default=1000, help="pairs per held-out set")
+    parser.add_argument("--parity-texts", type=int, default=2000, help="sentences embedded")
+    parser.add_argument("--parity-passages", type=int, default=200, help="gpe-eval passages")
     args = parser.parse_args(argv)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     from transformers.utils import logging as hf_logging
 
     hf_logging.set_verbosity_error()
     hf_logging.disable_progress_bar()
+    if args.parity:
+        return parity(args)
 
     t_start = time.time()
     premises, hypotheses = engine_pairs(args.limit, args.seed, args.max_pairs)

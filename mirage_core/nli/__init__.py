@@ -1,13 +1,15 @@
 """NLI backends: one protocol, ``predict(premises, hypotheses) -> (n, 3)`` probabilities in
 ``[entail, neutral, contra]`` order (and ``apredict`` for asyncio callers).
 
-In-process: :class:`TransformersNLI`. Remote: :class:`HTTPNLI` (a ``mirage serve`` application)
+In-process: :class:`TransformersNLI` (torch) and :class:`OnnxNLI` (ONNX Runtime, no torch);
+:func:`default_nli` picks the one this install can run. Remote: :class:`HTTPNLI` (a ``mirage serve`` application)
 and :class:`TEINLI` (Hugging Face text-embeddings-inference). Importing this package never
 imports torch, transformers or httpx; each backend imports what it needs when it is built.
 """
 
 from mirage_core.nli.base import LABELS, CachedNLI, CallableNLI, NLIBackend, PairCache
 from mirage_core.nli.http import HTTPNLI
+from mirage_core.nli.onnx_nli import OnnxNLI, default_nli
 from mirage_core.nli.remote import HTTPOptions, RemoteNLI, ServerInfo
 from mirage_core.nli.retry import RetryPolicy
 from mirage_core.nli.tei import TEINLI
@@ -23,9 +25,11 @@ __all__ = [
     "CallableNLI",
     "HTTPOptions",
     "NLIBackend",
+    "OnnxNLI",
     "PairCache",
     "RemoteNLI",
     "RetryPolicy",
     "ServerInfo",
     "TransformersNLI",
+    "default_nli",
 ]

@@ -1,6 +1,7 @@
 """Build an NLI backend from a text spec, as the command line and the servers take it.
 
-A spec is a preset name, a local directory or a hub id (a :class:`TransformersNLI`), or
+A spec is a preset name, a local directory or a hub id (a :class:`TransformersNLI`; without
+torch, a local directory or the packaged model on :class:`OnnxNLI`), or
 ``module:attribute`` naming a backend (an object with ``predict``), a backend class (built with no
 arguments) or a scorer function ``fn(premises, hypotheses) -> (n, 3)`` (wrapped in
 :class:`CallableNLI`).
@@ -36,7 +37,9 @@ def load_backend(spec: str | None = None, **transformers_kwargs: Any) -> Any:
     """The backend a spec names (see the module docstring); ``None`` is the packaged model.
 
     ``transformers_kwargs`` (device, batch_size, torch_threads, cache_size, ...) go to
-    :class:`~mirage_core.nli.TransformersNLI` only.
+    :class:`~mirage_core.nli.TransformersNLI` only. Without torch (or with
+    ``MIRAGE_RUNTIME=onnx``) the model runs on :class:`~mirage_core.nli.onnx_nli.OnnxNLI`:
+    ``torch_threads`` becomes its ``threads``; a CPU-only, full-precision run is all it does.
     """
     from mirage_core.nli.base import CallableNLI
 
@@ -50,6 +53,19 @@ def load_backend(spec: str | None = None, **transformers_kwargs: Any) -> Any:
             if callable(obj):
                 return CallableNLI(obj)
             raise ValueError(f"{spec} is neither an NLI backend nor a scorer function")
+    from mirage_core.onnx_models import use_onnx
+
+    if use_onnx():
+        from mirage_core.nli.onnx_nli import OnnxNLI
+
+        kw = dict(transformers_kwargs)
+        threads = kw.pop("torch_threads", None)
+        if kw.pop("device", "cpu") not in ("auto", "cpu") or kw.pop("quantize", False):
+            raise ValueError(
+                "the ONNX runtime runs fp32 on the CPU (device and quantize need torch)"
+            )
+        kw.pop("runtime", None)
+        return OnnxNLI(spec, threads=threads, **kw)
     from mirage_core.nli.transformers_nli import TransformersNLI
 
     return TransformersNLI(spec, **transformers_kwargs)

@@ -3,7 +3,8 @@
 Why: on CPU, ONNX Runtime runs the same fp32 graph faster than eager torch (fused attention
 and GEMM kernels) and gives the same labels; ``benchmarks/eval_nli.py --variants fp32,onnx``
 measures both on one machine in one run. ``onnxruntime`` and ``onnx`` are optional
-(``pip install 'mirage-rag[onnx]'``) and imported only here.
+(``pip install 'mirage-rag[onnx-export]'``) and imported only here. The torch-free runtime
+is :class:`~mirage_core.nli.onnx_nli.OnnxNLI`.
 """
 
 from __future__ import annotations
@@ -84,7 +85,7 @@ class OnnxClassifier:
             import onnxruntime as ort
         except ImportError as exc:
             raise ImportError(
-                "runtime='onnx' needs onnxruntime and onnx: pip install 'mirage-rag[onnx]'"
+                "runtime='onnx' needs onnxruntime and onnx: pip install 'mirage-rag[onnx-export]'"
             ) from exc
         workdir = Path(workdir)
         path = workdir / "model.onnx"

