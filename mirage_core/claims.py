@@ -207,7 +207,7 @@ _ALNUM_RUN_BACK = re.compile(r"[^\W_]+$")
 # are also TLDs ("it", "in", "is", "me", "us"...) are left out: there the mark splits.
 _DOMAIN_OR_EXT = frozenset(
     """com org net edu gov mil int info biz io ai app dev co uk de fr es nl ru cn jp au ca ch se
-    eu tv ly gl html htm php asp aspx jsp cgi pdf txt csv tsv json xml yaml yml md rst py js ts
+    eu me tv ly gl html htm php asp aspx jsp cgi pdf txt csv tsv json xml yaml yml md rst py js ts
     jsx tsx rb java kt go rs cpp hpp doc docx xls xlsx ppt pptx odt png jpg jpeg gif svg webp bmp
     tif tiff ico zip gz tgz tar bz2 xz rar exe dll bin iso dmg apk mp3 mp4 wav avi mov mkv flac
     ogg log cfg ini conf sh bat ps1 sql db""".split()
@@ -330,6 +330,7 @@ def extract_claims(
     start_index: int = 0,
     filter_non_claims: bool = False,
     skipped: list[dict[str, object]] | None = None,
+    spans: Sequence[Sequence[tuple[int, int]] | None] | None = None,
 ) -> list[Claim]:
     """Split each passage into claims, dropping fragments with fewer than ``min_tokens``
     content tokens. ``indices`` are the passages' positions in the caller's list; ``groups``
@@ -337,14 +338,24 @@ def extract_claims(
 
     With ``filter_non_claims``, sentences that assert nothing (questions, truncated titles,
     headlines, boilerplate: :func:`~mirage_core.claim_filter.non_claim_reason`) are skipped
-    too; each is appended to ``skipped`` as ``{"passage", "start", "end", "reason"}``."""
+    too; each is appended to ``skipped`` as ``{"passage", "start", "end", "reason"}``.
+
+    ``spans``, when given, are each passage's sentence spans in ``passage.text[:max_chars]``
+    (:func:`split_sentences`; ``None`` for one passage: split here)."""
     claims: list[Claim] = []
-    for passage, p_idx, source, domain, score, group in zip(
-        passages, indices, sources, domains, scores, groups or sources, strict=True
+    for passage, p_idx, source, domain, score, group, cut in zip(
+        passages,
+        indices,
+        sources,
+        domains,
+        scores,
+        groups or sources,
+        spans if spans is not None else [None] * len(passages),
+        strict=True,
     ):
         text = passage.text[:max_chars]
         kept = 0
-        for start, end in split_sentences(text):
+        for start, end in cut if cut is not None else split_sentences(text):
             if kept >= max_claims_per_passage:
                 break
             sentence = clean_text(_CITATION.sub("", text[start:end]))
