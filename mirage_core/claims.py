@@ -78,11 +78,13 @@ def _pysbd_english():
     from pysbd.processor import Processor
 
     known = English.Abbreviation
-    plain: dict[int, set[str]] = {}
+    by_first: dict[str, dict[int, set[str]]] = {}  # plain abbreviations by first letter, length
+    dotted: dict[str, list[tuple[str, re.Pattern[str]]]] = {}  # "." in them is a wildcard
     for a in known.ABBREVIATIONS:
-        if "." not in a:
-            plain.setdefault(len(a), set()).add(a)
-    dotted = {a: re.compile(a) for a in known.ABBREVIATIONS if "." in a}  # "." is a wildcard
+        if "." in a:
+            dotted.setdefault(a[0], []).append((a, re.compile(a)))
+        else:
+            by_first.setdefault(a[0], {}).setdefault(len(a), set()).add(a)
     prepositive = frozenset(known.PREPOSITIVE_ABBREVIATIONS)
     number = frozenset(known.NUMBER_ABBREVIATIONS)
 
@@ -91,14 +93,15 @@ def _pysbd_english():
         # re.findall(r"(?:^|\s)" + abbr, line, re.IGNORECASE) finds them
         folded = line.translate(_FOLD)
         found: dict[str, list[int]] = {}
-        for m in _WORD_START.finditer(line):
+        for m in _WORD_START.finditer(folded):
             i = m.start()
-            for n, names in plain.items():
+            first = folded[i]
+            for n, names in by_first.get(first, {}).items():
                 w = folded[i : i + n]
                 if w in names:
                     found.setdefault(w, []).append(i)
-            for a, pat in dotted.items():
-                if folded[i] == a[0] and pat.match(folded, i):
+            for a, pat in dotted.get(first, ()):
+                if pat.match(folded, i):
                     found.setdefault(a, []).append(i)
         return found
 
