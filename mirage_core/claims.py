@@ -205,6 +205,8 @@ SPLIT_GLUED = True
 # a mark between a letter, digit or closing bracket/quote and a letter
 _GLUED = re.compile(r"(?<=[^\W_]|[)\]\"'’”])[.!?](?=[^\W\d_])")
 _ALNUM_RUN = re.compile(r"[^\W_]+")
+_TOKEN = re.compile(r"\S+")
+_INNER_MARK = re.compile(r"(?<=[^\W_])[.!?](?=[^\W_])")
 _ALNUM_RUN_BACK = re.compile(r"[^\W_]+$")
 # What follows the dot of a domain name or a file name (kept whole). Common English words that
 # are also TLDs ("it", "in", "is", "me", "us"...) are left out: there the mark splits.
@@ -233,41 +235,33 @@ def _glued_cuts(text: str) -> list[int]:
     file names ("example.com", "report.pdf", "news.bbc.co.uk": a known ending, or another
     inner dot in the token) and upper-case pairs ("ASP.NET")."""
     cuts: list[int] = []
-    for m in _GLUED.finditer(text):
-        q = m.start()
-        ts = q
-        while ts > 0 and not text[ts - 1].isspace():
-            ts -= 1
-        te = q + 1
-        while te < len(text) and not text[te].isspace():
-            te += 1
-        token = text[ts:te]
-        if any(c in token for c in "/\\@=") or token.lower().startswith("www."):
+    for tok in _TOKEN.finditer(text):
+        token = tok.group(0)
+        glued = list(_GLUED.finditer(token))
+        if not glued or any(c in token for c in "/\\@=") or token.lower().startswith("www."):
             continue
-        rel = q - ts
-        if any(
-            token[r] in ".!?" and token[r - 1].isalnum() and token[r + 1].isalnum()
-            for r in range(1, len(token) - 1)
-            if r != rel
-        ):
-            continue
-        before = _ALNUM_RUN_BACK.search(text, ts, q)
-        after = _ALNUM_RUN.match(text, q + 1)
-        left = before.group(0) if before else ""
-        right = after.group(0) if after else ""
-        if len(right) == 1 or (before is not None and len(left) == 1):
-            continue
-        if text[q] == "." and left.lower() in _abbreviations():
-            continue
-        if (
-            text[q] == "."
-            and right.lower() in _DOMAIN_OR_EXT
-            and not text[q + 1 + len(right) : te].strip(".,;:!?)]\"'’”")
-        ):
-            continue
-        if left.isupper() and right.isupper():
-            continue
-        cuts.append(q + 1)
+        inner = len(_INNER_MARK.findall(token))  # marks between two letters or digits
+        for m in glued:
+            q = m.start()
+            if inner - (token[q - 1].isalnum() and token[q + 1].isalnum()) > 0:
+                continue  # another inner mark: a domain, initials, code
+            before = _ALNUM_RUN_BACK.search(token, 0, q)
+            after = _ALNUM_RUN.match(token, q + 1)
+            left = before.group(0) if before else ""
+            right = after.group(0) if after else ""
+            if len(right) == 1 or (before is not None and len(left) == 1):
+                continue
+            if token[q] == "." and left.lower() in _abbreviations():
+                continue
+            if (
+                token[q] == "."
+                and right.lower() in _DOMAIN_OR_EXT
+                and not token[q + 1 + len(right) :].strip(".,;:!?)]\"'’”")
+            ):
+                continue
+            if left.isupper() and right.isupper():
+                continue
+            cuts.append(tok.start() + q + 1)
     return cuts
 
 

@@ -42,7 +42,20 @@ def test_offsets_are_exact_and_trimmed():
 
 
 @pytest.mark.parametrize(
-    "unit", ["a. ", "Dr. ", "1. ", "U.S. ", "St. st. sT. ST. ", "a\n", '"a." ', "(a) ", "x"]
+    "unit",
+    [
+        "a. ",
+        "Dr. ",
+        "1. ",
+        "U.S. ",
+        "St. st. sT. ST. ",
+        "a\n",
+        '"a." ',
+        "(a) ",
+        "x",
+        "ab.cd",
+        "Ab.Cd ",
+    ],
 )
 def test_bounded_time_on_pathological_input(unit):
     text = (unit * (20_000 // len(unit) + 1))[:20_000]
