@@ -238,33 +238,39 @@ def _glued_cuts(text: str) -> list[int]:
     file names ("example.com", "report.pdf", "news.bbc.co.uk": a known ending, or another
     inner dot in the token) and upper-case pairs ("ASP.NET")."""
     cuts: list[int] = []
-    for tok in _TOKEN.finditer(text):
-        token = tok.group(0)
-        glued = list(_GLUED.finditer(token))
-        if not glued or any(c in token for c in "/\\@=") or token.lower().startswith("www."):
+    start = end = 0
+    token, skip, inner = "", True, 0
+    for m in _GLUED.finditer(text):
+        if m.start() >= end:  # a new token: the run of non-space around the mark
+            start = m.start()
+            while start > end and not text[start - 1].isspace():
+                start -= 1
+            end = _TOKEN.match(text, start).end()  # type: ignore[union-attr]
+            token = text[start:end]
+            skip = any(c in token for c in "/\\@=") or token.lower().startswith("www.")
+            inner = len(_INNER_MARK.findall(token))  # marks between two letters or digits
+        q = m.start() - start
+        if skip:
             continue
-        inner = len(_INNER_MARK.findall(token))  # marks between two letters or digits
-        for m in glued:
-            q = m.start()
-            if inner - (token[q - 1].isalnum() and token[q + 1].isalnum()) > 0:
-                continue  # another inner mark: a domain, initials, code
-            before = _ALNUM_RUN_BACK.search(token, 0, q)
-            after = _ALNUM_RUN.match(token, q + 1)
-            left = before.group(0) if before else ""
-            right = after.group(0) if after else ""
-            if len(right) == 1 or (before is not None and len(left) == 1):
-                continue
-            if token[q] == "." and left.lower() in _abbreviations():
-                continue
-            if (
-                token[q] == "."
-                and right.lower() in _DOMAIN_OR_EXT
-                and not token[q + 1 + len(right) :].strip(".,;:!?)]\"'’”")
-            ):
-                continue
-            if left.isupper() and right.isupper():
-                continue
-            cuts.append(tok.start() + q + 1)
+        if inner - (token[q - 1].isalnum() and token[q + 1].isalnum()) > 0:
+            continue  # another inner mark: a domain, initials, code
+        before = _ALNUM_RUN_BACK.search(token, 0, q)
+        after = _ALNUM_RUN.match(token, q + 1)
+        left = before.group(0) if before else ""
+        right = after.group(0) if after else ""
+        if len(right) == 1 or (before is not None and len(left) == 1):
+            continue
+        if token[q] == "." and left.lower() in _abbreviations():
+            continue
+        if (
+            token[q] == "."
+            and right.lower() in _DOMAIN_OR_EXT
+            and not token[q + 1 + len(right) :].strip(".,;:!?)]\"'’”")
+        ):
+            continue
+        if left.isupper() and right.isupper():
+            continue
+        cuts.append(start + q + 1)
     return cuts
 
 
