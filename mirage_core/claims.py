@@ -5,8 +5,8 @@ decimals, quotes, ellipses; it also ends sentences at CJK ``。！？``), run in
 abbreviation pass and its span re-location, quadratic in pysbd 0.3.4, are replaced by one-scan
 equivalents with the same output. Measured (research/splitter_compare.py, CPU time on a loaded
 2-core machine): spans identical to stock pysbd on 300 of 300 gpe-eval benign passages and on
-the 10 longest (20,000 characters), those in ~40 ms instead of ~310 ms; 20,000 characters of
-"a. " in ~4 ms instead of ~7 s. A text denser in sentence marks and quotes than
+the 10 longest (20,000 characters), those in ~35 ms instead of ~215 ms; 20,000 characters of
+"a. " in ~4 ms instead of ~4.5 s. A text denser in sentence marks and quotes than
 ``_DENSE_BASE + len / _DENSE_PER`` (real pages stay under 70 % of it), where pysbd's
 per-sentence rules would still cost ~30 µs a sentence, is split by a plain regex instead.
 sentencex and blingfire are faster still but agree less with pysbd (98.7 % and 96.2 % of the
