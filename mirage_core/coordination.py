@@ -244,17 +244,19 @@ def detect_coordination(
     domains: Sequence[str],
     embeddings: np.ndarray | None = None,
     model: CoordinationModel | None = None,
+    spans: Sequence[Sequence[tuple[int, int]] | None] | None = None,
 ) -> list[GroupSignals]:
     """Every candidate group of the query's evidence, scored by ``model``, most suspicious
     first; ``[g for g in result if g.flagged]`` are the coordinated ones.
 
     ``domains`` name each passage's publisher (pairs of one publisher never count);
     ``embeddings`` (L2-normalized rows) enable the ``cosine`` and ``tightness`` signals;
-    ``model`` defaults to :data:`DEFAULT_MODEL` with embeddings, :data:`TEXT_MODEL` without.
+    ``model`` defaults to :data:`DEFAULT_MODEL` with embeddings, :data:`TEXT_MODEL` without;
+    ``spans``, when given, are each text's sentence spans (``None`` for one: split here).
     """
     if model is None:
         model = model_for(embeddings is not None)
-    profile = evidence_profile(query, texts, domains, embeddings)
+    profile = evidence_profile(query, texts, domains, embeddings, spans)
     out = [
         model.score(group_signals(profile, members, anchors))
         for members, anchors in candidate_groups(profile, model.min_publishers)

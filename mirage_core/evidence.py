@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from mirage_core.claims import clean_text, extract_claims
+from mirage_core.claims import clean_text, extract_claims, split_sentences
 from mirage_core.config import MirageConfig
 from mirage_core.errors import EmbeddingError
 from mirage_core.independence import independence_groups, publishers_of
@@ -29,6 +29,8 @@ __all__ = ["Evidence", "embed_under_policy", "prepare_evidence"]
 
 #: ``texts -> L2-normalized rows``; ``None`` when the config reads no embeddings.
 EmbedFn = Callable[[list[str]], np.ndarray]
+#: Sentence spans per passage (``None``: not split yet).
+Spans = Sequence[Sequence[tuple[int, int]] | None]
 
 
 @dataclass
@@ -167,8 +169,9 @@ def assign_sources(
     return sources, domains
 
 
-def find_coordinated(evidence: Evidence, config: MirageConfig) -> None:
-    """Flag planted-looking passage groups with the coordination signals (caller indices)."""
+def find_coordinated(evidence: Evidence, config: MirageConfig, spans: Spans | None = None) -> None:
+    """Flag planted-looking passage groups with the coordination signals (caller indices).
+    ``spans``: sentence spans of ``evidence.texts`` already split (``None``: split there)."""
     if config.coordination == "none" or len(evidence.texts) <= 2:
         return
     from mirage_core.coordination import absorb_near_copies, detect_coordination, model_for
@@ -187,6 +190,7 @@ def find_coordinated(evidence: Evidence, config: MirageConfig) -> None:
             m.coordination_isolated_signals,
             m.coordination_signals,
         ),
+        spans=spans,
     )
     if m.coordination_absorb_margin is not None and embeddings is not None:
         found = absorb_near_copies(found, embeddings, m.coordination_absorb_margin)
@@ -209,9 +213,11 @@ def split_claims(
     domains: list[str],
     evidence: Evidence,
     config: MirageConfig,
+    spans: Spans | None = None,
 ) -> None:
     """Sentence claims of the kept passages; a missing or non-finite retrieval score counts as
-    the weakest one present."""
+    the weakest one present. ``spans``: each passage's sentence spans in its first
+    ``max_passage_chars`` characters, already split (``None``: split there)."""
     scores = [p.score for p in kept]
     present = [s for s in scores if s is not None and math.isfinite(s)]
     fill = min(present) if present else 1.0
@@ -229,6 +235,7 @@ def split_claims(
         max_chars=config.max_passage_chars,
         filter_non_claims=m.claim_filter,
         skipped=skipped,
+        spans=spans,
     )
     # spans into the caller's text, whatever normalization changed
     by_passage = dict(zip(evidence.passage_ids, normalized, strict=True))
@@ -278,8 +285,14 @@ def prepare_evidence(
         if evidence.early_reason is not None:
             return evidence
     sources, domains = assign_sources(kept, evidence, config)
-    find_coordinated(evidence, config)
-    split_claims(kept, [n for _, n in pairs], sources, domains, evidence, config)
+    # Split each passage once: the claims read its raw text, the coordination signals the
+    # cleaned one; they share the spans where cleaning changed nothing (else the signals split
+    # the cleaned text, whose newlines have become spaces).
+    raw = [p.text[: config.max_passage_chars] for p in kept]
+    spans = [split_sentences(t) for t in raw]
+    shared = [s if t == r else None for s, t, r in zip(spans, evidence.texts, raw, strict=True)]
+    find_coordinated(evidence, config, spans=shared)
+    split_claims(kept, [n for _, n in pairs], sources, domains, evidence, config, spans=spans)
     # stage timings do not overlap: embedding has its own entry
     evidence.timings["claims"] = time.perf_counter() - t0 - evidence.timings.get("embed", 0.0)
     return evidence

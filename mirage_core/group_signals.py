@@ -169,8 +169,11 @@ def evidence_profile(
     texts: Sequence[str],
     domains: Sequence[str],
     embeddings: np.ndarray | None = None,
+    spans: Sequence[Sequence[tuple[int, int]] | None] | None = None,
 ) -> EvidenceProfile:
-    """Token sets, the lexical matrix, the publisher mask and (optionally) cosines."""
+    """Token sets, the lexical matrix, the publisher mask and (optionally) cosines.
+
+    ``spans``, when given, are each text's sentence spans (``None`` for one text: split here)."""
     if len(texts) != len(domains):
         raise ValueError(f"{len(texts)} texts but {len(domains)} domains")
     dom = np.asarray(list(domains), dtype=object)
@@ -180,7 +183,13 @@ def evidence_profile(
         if emb.shape[0] != len(texts):
             raise ValueError(f"{emb.shape[0]} embeddings for {len(texts)} texts")
         sims = emb @ emb.T
-    spans = [split_sentences(t) for t in texts]  # sentence splitting is the costly step
+    if spans is None:
+        spans = [None] * len(texts)
+    elif len(spans) != len(texts):
+        raise ValueError(f"{len(spans)} span lists for {len(texts)} texts")
+    spans = [  # sentence splitting is the costly step
+        cut if cut is not None else split_sentences(t) for t, cut in zip(texts, spans, strict=True)
+    ]
     asked = {t for t, _ in fact_tokens(query)}
     facts = [
         frozenset(

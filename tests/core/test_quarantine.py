@@ -63,7 +63,7 @@ def planted_flagged(monkeypatch):
     honest = Passage("Canberra is the capital of Australia.", source="https://gov.example/au")
     calls = []
 
-    def fake_detect(query, texts, domains, embeddings=None, model=None):
+    def fake_detect(query, texts, domains, embeddings=None, model=None, spans=None):
         calls.append((query, len(texts), embeddings))
         return [flagged_group((0, 1, 2), ("sydney",), fired=("answer_focus",))]
 
@@ -178,7 +178,7 @@ def test_a_group_that_contradicts_itself_is_released(monkeypatch, fake_nli):
         Passage("The tower was completed in 1925 for the fair.", source="https://c.example"),
     ]
 
-    def fake_detect(query, texts, domains, embeddings=None, model=None):
+    def fake_detect(query, texts, domains, embeddings=None, model=None, spans=None):
         g = flagged_group((0, 1, 2), ("fair",), fired=("answer_focus",))
         return [g]
 

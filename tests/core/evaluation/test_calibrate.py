@@ -128,7 +128,7 @@ def test_gate_readout_applies_coordinated_d_min_after_a_quarantine(dataset, fake
     ``coordinated_d_min`` sources, not the grid's ``d_min``; the read-off must too."""
     from mirage_core import coordination
 
-    def flag_first_two(query, texts, domains, embeddings=None, model=None):
+    def flag_first_two(query, texts, domains, embeddings=None, model=None, spans=None):
         return [flagged_group((0, 1))]
 
     monkeypatch.setattr(coordination, "detect_coordination", flag_first_two)
@@ -153,7 +153,7 @@ def test_grid_varies_the_coordination_thresholds(dataset, fake_nli, monkeypatch)
     has a threshold under 5 (the test passages are one-liners, which the real one never flags)."""
     from mirage_core import coordination
 
-    def by_threshold(query, texts, domains, embeddings=None, model=None):
+    def by_threshold(query, texts, domains, embeddings=None, model=None, spans=None):
         return [flagged_group((0, 1), threshold=model.threshold, flagged=model.threshold < 5.0)]
 
     monkeypatch.setattr(coordination, "detect_coordination", by_threshold)

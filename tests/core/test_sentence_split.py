@@ -1,0 +1,108 @@
+"""Sentence splitting: pysbd's spans in linear time, bounded on dense input, glued marks."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from mirage_core import claims
+from mirage_core.claims import split_sentences
+
+
+def _texts(text: str) -> list[str]:
+    return [text[a:b] for a, b in split_sentences(text)]
+
+
+def _stock(text: str) -> list[tuple[int, int]]:
+    pysbd = pytest.importorskip("pysbd")
+    seg = pysbd.Segmenter(language="en", clean=False)
+    return claims._locate(text, seg.segment(text))
+
+
+ORDINARY = [
+    "Dr. Smith arrived at 5 p.m. on Jan. 3. He met Mr. Jones, Ph.D., of the U.S. Army.",
+    "The U.S. economy grew 3.5% in 2020. St. Louis and St. Paul saw gains, e.g. in retail.",
+    'She said "It is done." Then she left. No. 5 was next (see p. 12). Prof. Lee agreed.',
+    "Items: i. first ii. second. Is that all? Yes! It is... maybe.\nNew line here. Fig. 2 shows it.",
+    "Co. profits rose; Inc. shares fell. The a.m. train left at 9 a.m. sharp. Art. 5 applies.",
+    "He lives at 12 Main St. in Springfield. ST. JOHN'S is old. st. lucia is warm.",
+]
+
+
+@pytest.mark.parametrize("text", ORDINARY)
+def test_spans_match_stock_pysbd(text):
+    assert split_sentences(text) == _stock(text)
+
+
+def test_offsets_are_exact_and_trimmed():
+    text = "  First one here.   Second one there!\n\nThird?  "
+    for a, b in split_sentences(text):
+        assert text[a:b] == text[a:b].strip() and text[a:b]
+
+
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "a. ",
+        "Dr. ",
+        "1. ",
+        "U.S. ",
+        "St. st. sT. ST. ",
+        "a\n",
+        '"a." ',
+        "(a) ",
+        "x",
+        "ab.cd",
+        "Ab.Cd ",
+    ],
+)
+def test_bounded_time_on_pathological_input(unit):
+    text = (unit * (20_000 // len(unit) + 1))[:20_000]
+    split_sentences(text)  # warm
+    t0 = time.process_time()
+    spans = split_sentences(text)
+    assert time.process_time() - t0 < 0.5  # stock pysbd: seconds; here tens of ms
+    for a, b in spans:
+        assert 0 <= a < b <= len(text)
+
+
+def test_glued_question_is_its_own_sentence():
+    text = "She thanked the crew for her stellar performance.who won i want to work for diddy."
+    assert _texts(text) == [
+        "She thanked the crew for her stellar performance.",
+        "who won i want to work for diddy.",
+    ]
+    assert _texts("It rained in 2020.The game was called off.") == [
+        "It rained in 2020.",
+        "The game was called off.",
+    ]
+    assert _texts("He won!Then he left.") == ["He won!", "Then he left."]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Dr.Smith came home late.",  # abbreviation
+        "We paid 3.5 dollars for it.",  # decimal
+        "See https://example.org/a.b.html for it.",  # URL
+        "Mail john.doe@example.com about it.",  # e-mail
+        "The U.S.Army and the U.K. agreed.",  # initials
+        "Some e.g.this example stays.",  # initials
+        "J.R.R.Tolkien wrote the books.",  # initials
+        "Visit example.com for details.",  # domain name
+        "Read news.bbc.co.uk every day.",  # domain name
+        "Open report.pdf to see it.",  # file name
+        "Run setup.py before the tests.",  # file name
+        "Wait...what happened here?",  # ellipsis
+        "They use ASP.NET at work.",  # upper-case pair
+    ],
+)
+def test_glued_exclusions_stay_one_sentence(text):
+    assert _texts(text) == [text]
+
+
+def test_glued_rule_can_be_switched_off(monkeypatch):
+    monkeypatch.setattr(claims, "SPLIT_GLUED", False)
+    text = "her stellar performance.who won i want to work for diddy."
+    assert _texts(text) == [text]
