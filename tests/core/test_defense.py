@@ -156,7 +156,12 @@ def test_non_english_text(mirage):
     assert v.claims and v.decision == "verified"
     ru = mirage.defend(
         "Где находится Эйфелева башня?",
-        ["Эйфелева башня находится в Париже.", "Эйфелева башня находится в Париже, Франция."],
+        [
+            Passage(t, source=f"https://ru{i}.example")
+            for i, t in enumerate(
+                ["Эйфелева башня находится в Париже.", "Эйфелева башня находится в Париже, Франция."]
+            )
+        ],
     )
     assert len(ru.claims) == 2 and ru.decision == "verified"
 
