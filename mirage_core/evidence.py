@@ -206,6 +206,16 @@ def find_coordinated(evidence: Evidence, config: MirageConfig, spans: Spans | No
     ]
 
 
+def _finite(score: float | None) -> float | None:
+    """A retrieval score as a finite float, or None (missing, NaN, ±inf, or an int no float
+    can hold)."""
+    try:
+        value = None if score is None else float(score)
+    except OverflowError:
+        return None
+    return value if value is not None and math.isfinite(value) else None
+
+
 def split_claims(
     kept: Sequence[Passage],
     normalized: Sequence[NormalizedText],
@@ -218,8 +228,8 @@ def split_claims(
     """Sentence claims of the kept passages; a missing or non-finite retrieval score counts as
     the weakest one present. ``spans``: each passage's sentence spans in its first
     ``max_passage_chars`` characters, already split (``None``: split there)."""
-    scores = [p.score for p in kept]
-    present = [s for s in scores if s is not None and math.isfinite(s)]
+    scores = [_finite(p.score) for p in kept]
+    present = [s for s in scores if s is not None]
     fill = min(present) if present else 1.0
     m = config.method
     skipped: list[dict[str, object]] = []
@@ -229,7 +239,7 @@ def split_claims(
         sources=sources,
         domains=domains,
         groups=evidence.groups,
-        scores=[float(s) if s is not None and math.isfinite(s) else fill for s in scores],
+        scores=[fill if s is None else s for s in scores],
         min_tokens=m.min_claim_tokens,
         max_claims_per_passage=config.max_claims_per_passage,
         max_chars=config.max_passage_chars,

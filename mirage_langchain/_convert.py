@@ -86,7 +86,10 @@ def _score(doc: Document) -> float | None:
     for key in _SCORE_KEYS:
         value = doc.metadata.get(key)
         if isinstance(value, numbers.Real) and not isinstance(value, bool):
-            value = float(value)
+            try:
+                value = float(value)
+            except OverflowError:  # an int no float can hold: no usable score
+                continue
             if math.isfinite(value):
                 return value
     return None

@@ -206,15 +206,8 @@ score = st.one_of(
     st.none(),
     st.sampled_from((0.0, -0.0, 1.0, 1e308, -1e308, math.inf, -math.inf, math.nan, 5e-324)),
     st.floats(allow_nan=True, allow_infinity=True),
-    st.integers(-(2**1023), 2**1023),  # beyond float range: test_defend's xfail
+    st.integers(-(2**1100), 2**1100),  # ints no float can hold too
 )
-
-
-def scores_span_a_float(values: Sequence[object]) -> bool:
-    """Whether the finite scores of one query differ by a float (a wider span, such as
-    -1e308 and 1e308 together, makes NaN claim scores: test_defend's strict xfail)."""
-    finite = [float(v) for v in values if isinstance(v, int | float) and math.isfinite(v)]
-    return not finite or math.isfinite(max(finite) - min(finite))
 
 
 @st.composite
@@ -237,9 +230,7 @@ metadata = st.one_of(
     ),
 )
 #: 0-30 passages; small lists are drawn more often than long ones.
-passages = st.lists(passage(), max_size=30).filter(
-    lambda ps: scores_span_a_float([p.score for p in ps])
-)
+passages = st.lists(passage(), max_size=30)
 
 
 # -- checks ----------------------------------------------------------------------------------

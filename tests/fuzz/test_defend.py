@@ -80,15 +80,10 @@ def test_defend_with_embedding_coordination(query, ps) -> None:
     assert snapshot(ps) == pictures
 
 
-# -- known engine bugs, found by the properties above (strict: they fail until fixed) ---------
+# -- regressions the properties above found ------------------------------------------------
 PARIS = "Paris is the capital of France."
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: claim_scores (mirage_core/graph.py) min-max normalizes retrieval "
-    "scores with hi - lo, which overflows to inf for -1e308 and 1e308: NaN claim scores",
-)
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_scores_spanning_more_than_a_float_give_finite_claim_scores() -> None:
     # the falsifying example hypothesis shrank test_defend to
@@ -99,12 +94,6 @@ def test_scores_spanning_more_than_a_float_give_finite_claim_scores() -> None:
     check_no_nan(verdict)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=OverflowError,
-    reason="engine bug: Passage accepts any int score, but prepare_evidence's math.isfinite "
-    "(mirage_core/evidence.py) raises OverflowError on an int beyond float range",
-)
 @settings(FUZZ, max_examples=50)
 @given(score=st.one_of(st.integers(min_value=2**1024), st.integers(max_value=-(2**1024))))
 def test_an_int_score_beyond_float_range_does_not_crash(score) -> None:
