@@ -83,7 +83,9 @@ def node(draw: st.DrawFn) -> NodeWithScore:
         inner = TextNode(start_char_idx=start, **fields)
         if kind == "sourced":
             inner.relationships[NodeRelationship.SOURCE] = RelatedNodeInfo(node_id=draw(node_id))
-    return NodeWithScore(node=inner, score=draw(score))
+    # NodeWithScore itself refuses a score no float can hold
+    value = draw(score.filter(lambda v: not isinstance(v, int) or abs(v) < 2**1023))
+    return NodeWithScore(node=inner, score=value)
 
 
 nodes = st.lists(node(), max_size=30)
