@@ -7,7 +7,6 @@ query's verdict; what still fails follows ``nli_error_policy`` (``"raise"`` rais
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol
@@ -62,31 +61,64 @@ def _split(
     return out
 
 
+def _groups(batch: Sequence[_Item]) -> list[list[_Item]]:
+    """The shared call first; then, for use only after it failed, one call per query."""
+    scored = [item for item in batch if item.n_directed]
+    return [scored] if len(scored) <= 1 else [scored, *([item] for item in scored)]
+
+
+def _inputs(group: Sequence[_Item]) -> tuple[list[str], list[str]]:
+    premises: list[str] = []
+    hypotheses: list[str] = []
+    for item in group:
+        p, h = _directed(item)
+        premises += p
+        hypotheses += h
+    return premises, hypotheses
+
+
+def _needed(group: Sequence[_Item], first: Sequence[_Item], results: dict[int, Scored]) -> bool:
+    """A query is scored alone only when the shared call failed for it."""
+    return bool(group) and (group is first or results[id(group[0])][1] is not None)
+
+
+def _record(
+    group: Sequence[_Item],
+    outcome: Any,
+    elapsed: float,
+    n: int,
+    policy: str,
+    results: dict[int, Scored],
+) -> None:
+    if isinstance(outcome, Exception):
+        error = _raise_or_keep(outcome, policy)
+        results.update({id(item): (None, error) for item in group})
+        return
+    try:
+        probs = validate_probs(outcome, n)
+    except Exception as exc:
+        _record(group, exc, elapsed, n, policy, results)
+        return
+    for item, result in zip(group, _split(group, probs, elapsed), strict=True):
+        results[id(item)] = result
+
+
 def score_batch(
     batch: Sequence[_Item], predict: Callable[[list[str], list[str]], Any], policy: str
 ) -> list[Scored]:
     """Scores for every query of ``batch``: one call, then one call per query if it fails."""
-    scored = [item for item in batch if item.n_directed]
     results: dict[int, Scored] = {id(item): (np.empty((0, 3)), None) for item in batch}
-    groups = [scored] if len(scored) <= 1 else [scored, *([item] for item in scored)]
+    groups = _groups(batch)
     for group in groups:
-        if not group or (group is not scored and results[id(group[0])][1] is None):
-            continue  # scored by the shared call
-        premises: list[str] = []
-        hypotheses: list[str] = []
-        for item in group:
-            p, h = _directed(item)
-            premises += p
-            hypotheses += h
+        if not _needed(group, groups[0], results):
+            continue
+        premises, hypotheses = _inputs(group)
         t0 = time.perf_counter()
         try:
-            probs = validate_probs(predict(premises, hypotheses), len(premises))
+            outcome: Any = predict(premises, hypotheses)
         except Exception as exc:
-            error = _raise_or_keep(exc, policy)
-            results.update({id(item): (None, error) for item in group})
-            continue
-        for item, result in zip(group, _split(group, probs, time.perf_counter() - t0), strict=True):
-            results[id(item)] = result
+            outcome = exc
+        _record(group, outcome, time.perf_counter() - t0, len(premises), policy, results)
     return [results[id(item)] for item in batch]
 
 
@@ -95,11 +127,18 @@ async def ascore_batch(
     apredict: Callable[[list[str], list[str]], Awaitable[Any]],
     policy: str,
 ) -> list[Scored]:
-    """:func:`score_batch` for asyncio: the backend's own ``apredict`` (a remote server is
-    awaited, never waited on in a thread)."""
-    loop = asyncio.get_running_loop()
-
-    def predict(premises: list[str], hypotheses: list[str]) -> Any:
-        return asyncio.run_coroutine_threadsafe(apredict(premises, hypotheses), loop).result()
-
-    return await asyncio.to_thread(score_batch, batch, predict, policy)
+    """:func:`score_batch` for asyncio: the backend's own ``apredict`` is awaited (a remote
+    server is never waited on in a thread)."""
+    results: dict[int, Scored] = {id(item): (np.empty((0, 3)), None) for item in batch}
+    groups = _groups(batch)
+    for group in groups:
+        if not _needed(group, groups[0], results):
+            continue
+        premises, hypotheses = _inputs(group)
+        t0 = time.perf_counter()
+        try:
+            outcome: Any = await apredict(premises, hypotheses)
+        except Exception as exc:
+            outcome = exc
+        _record(group, outcome, time.perf_counter() - t0, len(premises), policy, results)
+    return [results[id(item)] for item in batch]

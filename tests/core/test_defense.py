@@ -263,3 +263,14 @@ def test_domains_are_case_insensitive(mirage):
         ],
     )
     assert {c.domain for c in v.claims} == {"wiki/paris"} and v.decision == "fallback"
+
+
+async def test_many_concurrent_adefend_calls_finish(fake_nli, clean_passages):
+    """More concurrent calls than the default executor has threads: the NLI call is awaited,
+    so no worker thread waits on another (a thread-pool deadlock otherwise)."""
+    import asyncio
+
+    engine = Mirage(MirageConfig(coordination="none"), nli=fake_nli)
+    calls = [engine.adefend(f"{QUERY} {i}", clean_passages) for i in range(40)]
+    verdicts = await asyncio.wait_for(asyncio.gather(*calls), timeout=120)
+    assert len(verdicts) == 40 and all(v.passed for v in verdicts)
