@@ -78,3 +78,20 @@ def test_errors_are_sanitized(tmp_path, capsys) -> None:
     assert cli.main(["defend", "--query", "q", "--passages", str(missing)]) == 2
     err = capsys.readouterr().err
     assert_no_hidden(err) and "\\u001b[2J" in err
+
+
+def test_a_lone_surrogate_reaches_neither_the_report_nor_other_queries(
+    tmp_path, clean_passages, patched_nli, capsys
+) -> None:
+    """One passage holding a lone surrogate: `mirage defend --html` writes the report, and the
+    text every step reads holds no surrogate."""
+    path = tmp_path / "p.jsonl"
+    rows = [{"text": p.text, "url": p.source, "score": p.score} for p in clean_passages]
+    rows[0]["text"] = rows[0]["text"].replace("Paris", "Par\ud800is")
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")  # JSON escapes the surrogate
+    report = tmp_path / "report.html"
+    argv = ["defend", "--query", "Where is the tower?", "--passages", str(path), "--json"]
+    assert cli.main([*argv, "--html", str(report)]) == 0
+    assert report.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    data = json.loads(capsys.readouterr().out)
+    assert all("\ud800" not in c["text"] for c in data["claims"])
