@@ -39,7 +39,9 @@ def passages(n: int, seed: int = 0) -> list[dict[str, object]]:
             )
             for t in rng.sample(TEMPLATES, 3)
         )
-        out.append({"text": text, "source": f"https://site{i}.example/eiffel", "score": rng.random()})
+        out.append(
+            {"text": text, "source": f"https://site{i}.example/eiffel", "score": rng.random()}
+        )
     return out
 
 
@@ -86,7 +88,9 @@ def main(argv: list[str] | None = None) -> int:
         n, nli = args.child.split(":")
         print(json.dumps(run_one(int(n), nli)))
         return 0
-    print("| passages | NLI | seconds | peak RSS (MB) | claims | NLI pairs | decision | limits applied |")
+    print(
+        "| passages | NLI | seconds | peak RSS (MB) | claims | NLI pairs | decision | limits applied |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for nli in args.nli.split(","):
         for n in (int(x) for x in args.sizes.split(",")):

@@ -44,6 +44,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -52,6 +53,8 @@ from mirage_core import Mirage, MirageConfig
 from mirage_core.evaluation.datasets import load_gpe
 from mirage_core.nli.base import CallableNLI
 from mirage_core.nli.transformers_nli import TransformersNLI
+
+REPO = Path(__file__).resolve().parents[1]
 
 #: held-out sets scored per variant (names of build_eval_sets)
 HELDOUT_SETS = ("mnli-heldout", "vitaminc-heldout", "minimal-edit", "compatible")
@@ -216,12 +219,12 @@ def build_variants(args: argparse.Namespace, warm: tuple[list[str], list[str]]) 
 def parity(args: argparse.Namespace) -> int:
     """torch fp32 vs the torch-free ONNX runtime, NLI and embedder (see the module docstring)."""
     import torch
+    from mirage_core.training.data import build_splits, sample
+    from mirage_core.training.evaluate import build_eval_sets
 
     from mirage_core.embeddings import MiniLMEmbedder, OnnxEmbedder
     from mirage_core.evaluation.datasets import load_gpe
     from mirage_core.nli.onnx_nli import OnnxNLI
-    from mirage_core.training.data import build_splits, sample
-    from mirage_core.training.evaluate import build_eval_sets
 
     torch.set_num_threads(args.threads)
     t_start = time.time()

@@ -79,7 +79,9 @@ def _check(name: str, value: Any, meta: Mapping[str, Any]) -> Any:
         return tuple(value)
     elif kind == "trust":
         if not isinstance(value, Mapping):
-            raise ValueError(f"{name} must be a mapping domain -> [0, 1], got {type(value).__name__}")
+            raise ValueError(
+                f"{name} must be a mapping domain -> [0, 1], got {type(value).__name__}"
+            )
         for domain, v in value.items():
             if not isinstance(domain, str):
                 raise ValueError(f"{name} keys must be domain strings, got {domain!r}")

@@ -120,9 +120,7 @@ class MirageConfig:
 
     def __post_init__(self) -> None:
         if not isinstance(self.method, MethodSettings):
-            raise ValueError(
-                f"method must be a MethodSettings, got {type(self.method).__name__}"
-            )
+            raise ValueError(f"method must be a MethodSettings, got {type(self.method).__name__}")
         validate(self)
 
     def __hash__(self) -> int:

@@ -96,8 +96,7 @@ def within_limits(
     kept = passages[: config.max_passages]
     if len(passages) > len(kept):
         evidence.warnings.append(
-            f"{len(passages):,} passages; only the first {len(kept):,} were analyzed "
-            f"(max_passages)"
+            f"{len(passages):,} passages; only the first {len(kept):,} were analyzed (max_passages)"
         )
     budget, total = config.max_total_chars, 0
     for i, p in enumerate(kept):
@@ -268,8 +267,7 @@ def split_claims(
             )
     if not evidence.claims:
         evidence.early_reason = (
-            "no evidence: no passage holds a sentence with "
-            f"≥ {m.min_claim_tokens} content tokens"
+            f"no evidence: no passage holds a sentence with ≥ {m.min_claim_tokens} content tokens"
         )
     elif m.relevance == "lexical":
         evidence.relevance = lexical_relevance(

@@ -43,9 +43,7 @@ def explain(verdict: Verdict, max_claims: int = 10) -> str:
     for w in v.warnings:
         lines.append(f"warning: {w}")
     if v.timings:
-        lines.append(
-            "timings: " + ", ".join(f"{k}={t * 1000:.1f}ms" for k, t in v.timings.items())
-        )
+        lines.append("timings: " + ", ".join(f"{k}={t * 1000:.1f}ms" for k, t in v.timings.items()))
     return "\n".join(lines)
 
 

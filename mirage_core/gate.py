@@ -190,7 +190,9 @@ class TieRule:
     def check(self, state: GateState) -> RuleOutcome | None:
         if not state.config.block_on_tie:
             return None
-        self.tie = tie_sides(state.sourced, np.asarray(state.selected, dtype=np.int64), state.edge_weight)
+        self.tie = tie_sides(
+            state.sourced, np.asarray(state.selected, dtype=np.int64), state.edge_weight
+        )
         if self.tie is None:
             return None
         return RuleOutcome(
@@ -296,7 +298,10 @@ def decide(state: GateState, coordination: CoordinationRecord | None) -> GateDec
         return GateDecision(
             "fallback", "blocked: " + empty.reason + _quarantine_note(coordination), (), (empty,)
         )
-    outcomes: list[RuleOutcome] = [ContradictionRatio().check(state), SourceDiversity().check(state)]
+    outcomes: list[RuleOutcome] = [
+        ContradictionRatio().check(state),
+        SourceDiversity().check(state),
+    ]
     problems = [o.reason for o in outcomes if o.blocks]
     if problems:
         decision, reason = "fallback", "blocked: " + "; ".join(problems)

@@ -45,9 +45,7 @@ def _raise_or_keep(exc: Exception, policy: str) -> BaseException:
     return exc
 
 
-def _split(
-    batch: Sequence[_Item], probs: np.ndarray, elapsed: float
-) -> list[Scored]:
+def _split(batch: Sequence[_Item], probs: np.ndarray, elapsed: float) -> list[Scored]:
     """One call's scores cut per query; the call's time shared by pair count."""
     total = sum(item.n_directed for item in batch)
     out: list[Scored] = []

@@ -11,7 +11,11 @@ __all__ = [
     "UNSOURCED",
     "Claim",
     "Passage",
-    "PassageLike", "check_query", "to_passage", "to_passages"]
+    "PassageLike",
+    "check_query",
+    "to_passage",
+    "to_passages",
+]
 
 
 #: The one domain of every passage that names no source (no ``source``, ``domain`` or source-like

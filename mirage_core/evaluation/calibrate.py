@@ -368,7 +368,9 @@ def calibrate(
                 has_sel[j] = v.passed and sel.size > 0 and v.nli_error is None
                 r[j] = v.r_contr if math.isfinite(v.r_contr) else np.inf
                 d[j] = v.d_src
-                quarantined[j] = v.coordination is not None and v.coordination.quarantined_claims > 0
+                quarantined[j] = (
+                    v.coordination is not None and v.coordination.quarantined_claims > 0
+                )
                 n_deliv[j] = sel.size
                 n_poll[j] = polluted[j][sel].sum() if sel.size else 0
                 kept[j] = corr[j][sel].sum() if sel.size else 0

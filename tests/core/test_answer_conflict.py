@@ -82,7 +82,12 @@ PASSAGES = [
 
 
 def test_gate_blocks_on_an_answer_conflict_the_nli_missed():
-    config = MirageConfig(independence="none", coordination="none", answer_conflict=None, method=MethodSettings(fact_check=False))
+    config = MirageConfig(
+        independence="none",
+        coordination="none",
+        answer_conflict=None,
+        method=MethodSettings(fact_check=False),
+    )
     off = Mirage(config, nli=CallableNLI(entail_all)).defend(QUERY, PASSAGES)
     assert off.passed  # NLI calls every pair an entailment: nothing else blocks
     on = Mirage(config.replace(answer_conflict=0.6), nli=CallableNLI(entail_all))
@@ -212,7 +217,12 @@ def test_passage_scope_reads_the_rest_of_the_other_page():
 def test_config_passes_the_scope_to_the_gate():
     with pytest.raises(ValueError, match="answer_conflict_scope"):
         MirageConfig(method=MethodSettings(answer_conflict_scope="page"))
-    config = MirageConfig(independence="none", coordination="none", answer_conflict=0.6, method=MethodSettings(fact_check=False))
+    config = MirageConfig(
+        independence="none",
+        coordination="none",
+        answer_conflict=0.6,
+        method=MethodSettings(fact_check=False),
+    )
     query = "What is the chemical symbol for gold?"
     passages = [
         Passage("Gold has the chemical symbol Au in every table.", source="a"),
@@ -307,7 +317,9 @@ def test_config_passes_the_context_to_the_gate():
     with pytest.raises(ValueError, match="answer_conflict_context"):
         MirageConfig(method=MethodSettings(answer_conflict_context="page"))
     assert MirageConfig().method.answer_conflict_context == "claim"
-    config = MirageConfig(independence="none", coordination="none", method=MethodSettings(fact_check=False))
+    config = MirageConfig(
+        independence="none", coordination="none", method=MethodSettings(fact_check=False)
+    )
     own = Mirage(config, nli=CallableNLI(entail_all)).defend(HABSBURG, HABSBURG_PAGES)
     assert own.passed
     with_context = Mirage(

@@ -16,8 +16,6 @@ def passages_file(tmp_path, clean_passages):
     return path
 
 
-
-
 def test_defend_text_output(passages_file, patched_nli, capsys):
     assert (
         cli.main(["defend", "--query", "When was it completed?", "--passages", str(passages_file)])

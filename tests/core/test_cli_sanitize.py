@@ -42,8 +42,6 @@ def hostile_file(tmp_path, clean_passages):
     return path
 
 
-
-
 def assert_no_hidden(text: str) -> None:
     for ch in text:
         assert ch in "\t\n" or not (ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0), repr(ch)

@@ -130,7 +130,15 @@ def test_trust_is_copied_lower_cased_and_defaulted():
 
 
 def test_round_trips_through_file_pickle_and_copy(tmp_path):
-    cfg = MirageConfig(r_max=0.25, trust={"a.org": 1.0}, method=MethodSettings(contradiction_scope="selected", coordination_isolated_signals=["answer_focus", "cosine"], coordination_signals=["restatement", "tightness"]))
+    cfg = MirageConfig(
+        r_max=0.25,
+        trust={"a.org": 1.0},
+        method=MethodSettings(
+            contradiction_scope="selected",
+            coordination_isolated_signals=["answer_focus", "cosine"],
+            coordination_signals=["restatement", "tightness"],
+        ),
+    )
     assert cfg.method.coordination_isolated_signals == ("answer_focus", "cosine")
     assert cfg.method.coordination_signals == ("restatement", "tightness")
     path = tmp_path / "cfg.json"

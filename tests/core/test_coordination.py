@@ -347,7 +347,9 @@ def test_config_isolated_signals_reach_the_detector(fake_nli, fake_embedder):
     from mirage_core import Mirage, MirageConfig, Passage
 
     passages = [Passage(t, source=f"https://p{i}.example/a") for i, t in enumerate(PLANTED_LONG)]
-    base = MirageConfig(method=MethodSettings(coordination_self_conflict=None, coordination_isolated_threshold=0.0))
+    base = MirageConfig(
+        method=MethodSettings(coordination_self_conflict=None, coordination_isolated_threshold=0.0)
+    )
     scores, flagged = {}, set()
     for signals in (("cosine",), ("novelty",), ("answer_focus", "cosine")):
         cfg = base.replace(coordination_isolated_signals=signals)

@@ -35,7 +35,13 @@ def test_claim_facts_are_numbers_months_and_names():
 
 
 def test_support_counts_only_other_groups():
-    claims = _claims([("The tower is in Paris.", "a"), ("The tower is in Paris.", "a"), ("The tower stands in Paris.", "b")])
+    claims = _claims(
+        [
+            ("The tower is in Paris.", "a"),
+            ("The tower is in Paris.", "a"),
+            ("The tower stands in Paris.", "b"),
+        ]
+    )
     sourced = _sourced(claims, [0, 0], [1, 2])
     c = corroborate(claims, sourced)
     assert c.counts.tolist() == [1, 0, 1]
@@ -58,7 +64,9 @@ def test_fact_coverage_rejects_a_supporter_that_states_another_fact():
 
 
 def test_paraphrase_neighbours_of_another_group_corroborate():
-    claims = _claims([("Paris is the capital.", "a"), ("The capital is Paris.", "b"), ("Cats purr.", "c")])
+    claims = _claims(
+        [("Paris is the capital.", "a"), ("The capital is Paris.", "b"), ("Cats purr.", "c")]
+    )
     sourced = _sourced(claims, [], [])
     emb = np.array([[1.0, 0.0], [0.96, 0.28], [0.0, 1.0]])
     assert corroborate(claims, sourced).counts.tolist() == [0, 0, 0]

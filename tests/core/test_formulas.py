@@ -81,7 +81,9 @@ def test_support_counts_incoming_distinct_other_groups():
 
 
 def test_claim_score_formula():
-    cfg = MirageConfig(trust={"good.org": 1.0}, default_trust=0.2, method=MethodSettings(alpha=0.5, beta=0.5))
+    cfg = MirageConfig(
+        trust={"good.org": 1.0}, default_trust=0.2, method=MethodSettings(alpha=0.5, beta=0.5)
+    )
     claims = [
         make_claim(0, "x", "s1", score=10.0, domain="good.org"),
         make_claim(1, "x", "s2", score=20.0),

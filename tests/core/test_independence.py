@@ -136,9 +136,7 @@ def test_gold_plus_poisons_never_delivers_the_poison(mirage_for):
 
 
 def test_tie_blocking_is_configurable(mirage_for):
-    v = mirage_for(
-        independence="embedding", block_on_tie=False
-    ).defend(QUERY, [GOLD, *POISONS])
+    v = mirage_for(independence="embedding", block_on_tie=False).defend(QUERY, [GOLD, *POISONS])
     assert "tie" not in v.extras and v.tie is None
     assert all(o.rule != "tie" for o in v.gate)
 
@@ -194,7 +192,9 @@ def test_paraphrase_pairs_reach_nli_when_overlap_misses_tau(fake_nli):
     base = Mirage(MirageConfig(d_min=1), fake_nli, embedder=emb).defend("q", [a, b])
     assert base.candidate_stats["nli_pairs"] == 0
     para = Mirage(
-        MirageConfig(d_min=1, method=MethodSettings(paraphrase_pairs=True, paraphrase_threshold=0.9)),
+        MirageConfig(
+            d_min=1, method=MethodSettings(paraphrase_pairs=True, paraphrase_threshold=0.9)
+        ),
         fake_nli,
         embedder=emb,
     )
@@ -202,7 +202,9 @@ def test_paraphrase_pairs_reach_nli_when_overlap_misses_tau(fake_nli):
     assert v.candidate_stats["nli_pairs"] == 1 and v.candidate_stats["paraphrase_pairs"] == 1
     assert "embed" in v.timings
     tight = Mirage(
-        MirageConfig(method=MethodSettings(paraphrase_pairs=True, paraphrase_threshold=0.99)), fake_nli, embedder=emb
+        MirageConfig(method=MethodSettings(paraphrase_pairs=True, paraphrase_threshold=0.99)),
+        fake_nli,
+        embedder=emb,
     )
     assert tight.defend("q", [a, b]).candidate_stats["nli_pairs"] == 0
 

@@ -76,7 +76,9 @@ def test_off_topic_conflict_cannot_block():
     ]
     query = "How tall is the Eiffel Tower?"
     on = Mirage(MirageConfig(d_min=1), nli=nli).defend(query, passages)
-    off = Mirage(MirageConfig(d_min=1, method=MethodSettings(relevance="none")), nli=nli).defend(query, passages)
+    off = Mirage(MirageConfig(d_min=1, method=MethodSettings(relevance="none")), nli=nli).defend(
+        query, passages
+    )
     assert off.decision == "fallback" and off.r_contr > 0.3
     assert on.r_contr == 0.0 and on.decision == "verified"
     assert on.relevance is not None and on.relevance.max() == 0.0

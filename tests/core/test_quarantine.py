@@ -85,9 +85,10 @@ def test_flagged_group_is_quarantined_in_the_verdict(planted_flagged, fake_nli):
     assert 'id="coordination"' in html and "quarantined: passages 0, 1, 2" in html
     assert html.count("looks planted: quarantined") == 3
     # With the quarantine off the groups are still reported, as flagged, not as quarantined.
-    off = Mirage(MirageConfig(coordination="text", method=MethodSettings(coordinated_min_support=0)), nli=fake_nli).defend(
-        AUSTRALIA, passages
-    )
+    off = Mirage(
+        MirageConfig(coordination="text", method=MethodSettings(coordinated_min_support=0)),
+        nli=fake_nli,
+    ).defend(AUSTRALIA, passages)
     assert "coordinated_passages" not in off.extras
     assert "share sydney" in off.explain() and "— flagged" in off.explain()
     assert "quarantined" not in off.explain() and "<li>flagged: " in off.to_html(passages)
@@ -103,9 +104,9 @@ def test_after_a_quarantine_the_gate_asks_coordinated_d_min_sources(planted_flag
     """The planted copies took the slots corroboration would fill: with ``coordinated_d_min=1``
     the honest page that remains is delivered alone, and the verdict says which d_min applied."""
     passages, _ = planted_flagged
-    v = Mirage(MirageConfig(coordination="text", method=MethodSettings(coordinated_d_min=1)), nli=fake_nli).defend(
-        AUSTRALIA, passages
-    )
+    v = Mirage(
+        MirageConfig(coordination="text", method=MethodSettings(coordinated_d_min=1)), nli=fake_nli
+    ).defend(AUSTRALIA, passages)
     assert v.decision == "verified", v.reason
     assert {v.claims[i].passage_index for i in v.selected} == {3}
     assert v.extras["d_min"] == 1 and v.d_min_applied == 1
@@ -147,7 +148,10 @@ def test_quarantined_conflicts_ignore_leaves_their_edges_out_of_r_contr(planted_
     assert "conflicts_ignored" not in counted.extras
     assert {ignored.claims[i].passage_index for i in ignored.selected} == {3}
     # nothing quarantined: the option changes nothing
-    plain = Mirage(MirageConfig(coordination="none", method=MethodSettings(quarantined_conflicts="ignore")), nli=nli)
+    plain = Mirage(
+        MirageConfig(coordination="none", method=MethodSettings(quarantined_conflicts="ignore")),
+        nli=nli,
+    )
     assert plain.defend(AUSTRALIA, passages).r_contr > 0
 
 
@@ -185,7 +189,8 @@ def test_a_group_that_contradicts_itself_is_released(monkeypatch, fake_nli):
     monkeypatch.setattr(coordination, "detect_coordination", fake_detect)
     query = "When was the tower completed?"
     released = Mirage(
-        MirageConfig(coordination="text", method=MethodSettings(coordination_self_conflict=0.9)), nli=fake_nli
+        MirageConfig(coordination="text", method=MethodSettings(coordination_self_conflict=0.9)),
+        nli=fake_nli,
     ).defend(query, passages)
     assert released.extras["coordination_released"] == [[0, 1, 2]]
     assert "passages [0, 1, 2] flagged but released" in released.explain()
@@ -193,7 +198,8 @@ def test_a_group_that_contradicts_itself_is_released(monkeypatch, fake_nli):
     assert "released: passages [0, 1, 2]" in html and "looks planted" not in html
     assert "coordinated_passages" not in released.extras
     kept = Mirage(
-        MirageConfig(coordination="text", method=MethodSettings(coordination_self_conflict=None)), nli=fake_nli
+        MirageConfig(coordination="text", method=MethodSettings(coordination_self_conflict=None)),
+        nli=fake_nli,
     ).defend(query, passages)
     assert kept.extras["coordinated_passages"] == [0, 1, 2]
 
@@ -249,21 +255,30 @@ def test_the_readme_example_honest_pages_beside_the_polluted_one(eiffel, fake_nl
     assert [0, 1, 2, 3, 4] in released  # the honest group, with the page it absorbed
     assert "coordinated_passages" not in v.extras
     assert v.decision == "fallback"
-    plain = Mirage(MirageConfig(method=MethodSettings(coordination_absorb_margin=None)), nli=fake_nli).defend(
-        EIFFEL_QUERY, eiffel
-    )
+    plain = Mirage(
+        MirageConfig(method=MethodSettings(coordination_absorb_margin=None)), nli=fake_nli
+    ).defend(EIFFEL_QUERY, eiffel)
     (group,) = plain.extras["coordination_signals"]
     assert group["passages"] == [0, 1, 2, 3] and 2.5 <= group["score"] < 3.773
     assert plain.extras["coordinated_passages"] == [0, 1, 2, 3]
     assert plain.decision == "fallback"
     strict = Mirage(
-        MirageConfig(method=MethodSettings(coordination_threshold=3.773, coordination_absorb_margin=None)), nli=fake_nli
+        MirageConfig(
+            method=MethodSettings(coordination_threshold=3.773, coordination_absorb_margin=None)
+        ),
+        nli=fake_nli,
     ).defend(EIFFEL_QUERY, eiffel)
     assert "coordinated_passages" not in strict.extras
     assert strict.extras["coordination_released"] == plain.extras["coordination_released"]
     # Without the release, the honest pages copied by the polluted one are quarantined with it.
     kept = Mirage(
-        MirageConfig(method=MethodSettings(coordination_threshold=3.773, coordination_self_conflict=None, coordination_absorb_margin=None)),
+        MirageConfig(
+            method=MethodSettings(
+                coordination_threshold=3.773,
+                coordination_self_conflict=None,
+                coordination_absorb_margin=None,
+            )
+        ),
         nli=fake_nli,
     ).defend(EIFFEL_QUERY, eiffel)
     assert set(kept.extras["coordinated_passages"]) & {0, 1, 2, 3}

@@ -80,7 +80,6 @@ document = st.builds(
 )
 
 
-
 documents = st.lists(document, max_size=30)
 
 

@@ -203,7 +203,9 @@ def test_grid_varies_the_answer_slot_context(habsburg):
     """A named choice is one more engine run per value on cache hits; the read-off matches
     full engine runs and the choice lands in the point, the table and the written config."""
     nli = CallableNLI(entail_all)
-    base = MirageConfig(independence="none", coordination="none", method=MethodSettings(fact_check=False))
+    base = MirageConfig(
+        independence="none", coordination="none", method=MethodSettings(fact_check=False)
+    )
     grid = {
         "r_max": [0.3, 1.0],
         "d_min": [1, 2],
@@ -225,7 +227,10 @@ def test_grid_varies_the_answer_slot_context(habsburg):
     outside = calibrate(habsburg, nli, base=base, grid=off, fit_fraction=1.0, log=None)
     assert outside.base not in outside.table
     assert outside.base.choices == {"answer_conflict_context": "claim"}
-    assert result.config.method.answer_conflict_context == result.best.choices["answer_conflict_context"]
+    assert (
+        result.config.method.answer_conflict_context
+        == result.best.choices["answer_conflict_context"]
+    )
     assert "answer_conflict_context |" in result.table_markdown()
     # without the key the field stays out of the points and the table
     plain = calibrate(habsburg, nli, base=base, grid={"r_max": [1.0]}, log=None)
