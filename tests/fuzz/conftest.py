@@ -23,7 +23,8 @@ from typing import Any
 from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 
-from mirage_core import Passage, Verdict
+from mirage_core import CallableNLI, Mirage, MirageConfig, Passage, Verdict
+from tests.conftest import lexical_nli
 
 #: The settings of every fuzz test: 2,000 examples, reproducible, no per-example deadline.
 FUZZ = settings(
@@ -281,3 +282,21 @@ def claim_texts(verdict: Verdict, indices: Sequence[int]) -> str:
 def snapshot(obj: Any) -> str:
     """A comparable picture of the caller's input (``repr`` reads NaN the same every time)."""
     return repr(obj)
+
+
+class RecordingMirage(Mirage):
+    """The engine, keeping the verdict of each ``defend`` (what an adapter's output must match)."""
+
+    verdicts: list
+
+    def defend(self, query, passages):
+        verdict = super().defend(query, passages)
+        self.verdicts.append(verdict)
+        return verdict
+
+
+def recording_engine(coordination: str) -> RecordingMirage:
+    """A :class:`RecordingMirage` on the NLI test double."""
+    mirage = RecordingMirage(MirageConfig(coordination=coordination), nli=CallableNLI(lexical_nli))
+    mirage.verdicts = []
+    return mirage

@@ -13,9 +13,7 @@ from hypothesis import strategies as st
 from langchain_core.documents import Document
 from langchain_core.runnables import RunnableLambda
 
-from mirage_core import CallableNLI, Mirage, MirageConfig
 from mirage_langchain import MirageRetriever, documents_to_passages
-from tests.conftest import lexical_nli
 from tests.fuzz.conftest import (
     FUZZ,
     check_no_nan,
@@ -24,35 +22,18 @@ from tests.fuzz.conftest import (
     hostile_text,
     note_route,
     query_text,
+    recording_engine,
     score,
     snapshot,
     source,
 )
-
-
-class RecordingMirage(Mirage):
-    """The engine, keeping the verdict of its latest ``defend``."""
-
-    verdicts: list
-
-    def defend(self, query, passages):
-        verdict = super().defend(query, passages)
-        self.verdicts.append(verdict)
-        return verdict
-
-
-def engine(coordination: str) -> RecordingMirage:
-    mirage = RecordingMirage(MirageConfig(coordination=coordination), nli=CallableNLI(lexical_nli))
-    mirage.verdicts = []
-    return mirage
-
 
 #: What the fake base retriever returns next.
 RETURNED: list[list[Document]] = [[]]
 BASE = RunnableLambda(lambda _query: RETURNED[0], name="fuzzed_child")
 RETRIEVERS = {
     (coordination, output): MirageRetriever(
-        base_retriever=BASE, mirage=engine(coordination), output=output
+        base_retriever=BASE, mirage=recording_engine(coordination), output=output
     )
     for coordination in ("text", "none")
     for output in ("sentences", "claims")

@@ -16,9 +16,7 @@ from llama_index.core.schema import (
     TextNode,
 )
 
-from mirage_core import CallableNLI, Mirage, MirageConfig
 from mirage_llamaindex import MIRAGE_KEY, MiragePostprocessor
-from tests.conftest import lexical_nli
 from tests.fuzz.conftest import (
     FUZZ,
     check_no_nan,
@@ -27,31 +25,16 @@ from tests.fuzz.conftest import (
     hostile_text,
     note_route,
     query_text,
+    recording_engine,
     score,
     snapshot,
     source,
 )
 
-
-class RecordingMirage(Mirage):
-    """The engine, keeping the verdict of each ``defend``."""
-
-    verdicts: list
-
-    def defend(self, query, passages):
-        verdict = super().defend(query, passages)
-        self.verdicts.append(verdict)
-        return verdict
-
-
-def engine(coordination: str) -> RecordingMirage:
-    mirage = RecordingMirage(MirageConfig(coordination=coordination), nli=CallableNLI(lexical_nli))
-    mirage.verdicts = []
-    return mirage
-
-
 POSTPROCESSORS = {
-    (coordination, output): MiragePostprocessor(mirage=engine(coordination), output=output)
+    (coordination, output): MiragePostprocessor(
+        mirage=recording_engine(coordination), output=output
+    )
     for coordination in ("text", "none")
     for output in ("sentences", "claims")
 }
