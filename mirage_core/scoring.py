@@ -8,7 +8,7 @@ query's verdict; what still fails follows ``nli_error_policy`` (``"raise"`` rais
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Any, Protocol
 
 import numpy as np
@@ -59,10 +59,15 @@ def _split(batch: Sequence[_Item], probs: np.ndarray, elapsed: float) -> list[Sc
     return out
 
 
-def _groups(batch: Sequence[_Item]) -> list[list[_Item]]:
-    """The shared call first; then, for use only after it failed, one call per query."""
+def _calls(batch: Sequence[_Item], results: dict[int, Scored]) -> Iterator[list[_Item]]:
+    """The groups to score, lazily: every query in one call, then, only for the queries that
+    call failed, one call each (read after the caller recorded the shared call)."""
     scored = [item for item in batch if item.n_directed]
-    return [scored] if len(scored) <= 1 else [scored, *([item] for item in scored)]
+    if not scored:
+        return
+    yield scored
+    if len(scored) > 1:
+        yield from ([item] for item in scored if results[id(item)][1] is not None)
 
 
 def _inputs(group: Sequence[_Item]) -> tuple[list[str], list[str]]:
@@ -75,11 +80,6 @@ def _inputs(group: Sequence[_Item]) -> tuple[list[str], list[str]]:
     return premises, hypotheses
 
 
-def _needed(group: Sequence[_Item], first: Sequence[_Item], results: dict[int, Scored]) -> bool:
-    """A query is scored alone only when the shared call failed for it."""
-    return bool(group) and (group is first or results[id(group[0])][1] is not None)
-
-
 def _record(
     group: Sequence[_Item],
     outcome: Any,
@@ -88,17 +88,18 @@ def _record(
     policy: str,
     results: dict[int, Scored],
 ) -> None:
-    if isinstance(outcome, Exception):
-        error = _raise_or_keep(outcome, policy)
-        results.update({id(item): (None, error) for item in group})
-        return
-    try:
-        probs = validate_probs(outcome, n)
-    except Exception as exc:
-        _record(group, exc, elapsed, n, policy, results)
-        return
-    for item, result in zip(group, _split(group, probs, elapsed), strict=True):
-        results[id(item)] = result
+    """The group's scores, cut per query; or its error, under the policy."""
+    if not isinstance(outcome, Exception):
+        try:
+            probs = validate_probs(outcome, n)
+        except Exception as exc:
+            outcome = exc
+        else:
+            for item, result in zip(group, _split(group, probs, elapsed), strict=True):
+                results[id(item)] = result
+            return
+    error = _raise_or_keep(outcome, policy)
+    results.update({id(item): (None, error) for item in group})
 
 
 def score_batch(
@@ -106,10 +107,7 @@ def score_batch(
 ) -> list[Scored]:
     """Scores for every query of ``batch``: one call, then one call per query if it fails."""
     results: dict[int, Scored] = {id(item): (np.empty((0, 3)), None) for item in batch}
-    groups = _groups(batch)
-    for group in groups:
-        if not _needed(group, groups[0], results):
-            continue
+    for group in _calls(batch, results):
         premises, hypotheses = _inputs(group)
         t0 = time.perf_counter()
         try:
@@ -128,10 +126,7 @@ async def ascore_batch(
     """:func:`score_batch` for asyncio: the backend's own ``apredict`` is awaited (a remote
     server is never waited on in a thread)."""
     results: dict[int, Scored] = {id(item): (np.empty((0, 3)), None) for item in batch}
-    groups = _groups(batch)
-    for group in groups:
-        if not _needed(group, groups[0], results):
-            continue
+    for group in _calls(batch, results):
         premises, hypotheses = _inputs(group)
         t0 = time.perf_counter()
         try:
