@@ -48,14 +48,20 @@ def _words(text: str) -> frozenset[str]:
 
 @dataclass(frozen=True)
 class Corroboration:
-    """Per claim: the independence groups that corroborate it (``counts``) and its supporting
-    claims (``supporters``, claim indices of other groups)."""
+    """Per claim: the independence groups that corroborate it (``counts``); the corroborating
+    edges themselves are ``premise[k]`` → ``hypothesis[k]`` (claim indices)."""
 
     counts: np.ndarray
-    supporters: tuple[tuple[int, ...], ...]
+    premise: np.ndarray
+    hypothesis: np.ndarray
 
-    def corroborated(self, min_support: int) -> np.ndarray:
-        return self.counts >= min_support
+    @property
+    def supporters(self) -> tuple[tuple[int, ...], ...]:
+        """Per claim: its supporting claims of other groups, ascending."""
+        out: list[set[int]] = [set() for _ in range(len(self.counts))]
+        for p, h in zip(self.premise.tolist(), self.hypothesis.tolist(), strict=True):
+            out[h].add(p)
+        return tuple(tuple(sorted(s)) for s in out)
 
 
 def _paraphrase_pairs(
@@ -105,14 +111,9 @@ def corroborate(
             count=premise.size,
         )
         premise, hypothesis = premise[covers], hypothesis[covers]
-    # distinct (claim, supporting group) pairs, then distinct supporters per claim
+    # distinct (claim, supporting group) pairs
     counts = np.zeros(n, dtype=np.int64)
     if premise.size:
         by_group = np.unique(np.stack([hypothesis, groups[premise]]), axis=1)
         counts = np.bincount(by_group[0], minlength=n).astype(np.int64)
-    order = np.lexsort((premise, hypothesis))
-    supporters: list[list[int]] = [[] for _ in range(n)]
-    for h, p in zip(hypothesis[order].tolist(), premise[order].tolist(), strict=True):
-        if not supporters[h] or supporters[h][-1] != p:
-            supporters[h].append(p)
-    return Corroboration(counts, tuple(tuple(s) for s in supporters))
+    return Corroboration(counts, premise, hypothesis)

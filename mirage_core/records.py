@@ -6,7 +6,7 @@ Each record says what one step did and converts itself to the JSON the verdict w
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
@@ -101,8 +101,3 @@ class CoordinationRecord:
         if self.conflicts_ignored is not None:
             out["conflicts_ignored"] = self.conflicts_ignored
         return out
-
-
-def as_plain(record: Any) -> dict[str, Any]:
-    """A record as a plain dict (tuples stay tuples; the verdict makes them JSON-safe)."""
-    return asdict(record)
