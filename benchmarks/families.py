@@ -62,14 +62,16 @@ class Rule:
 
     score(family) = blocked − wrong (a missing term counts 0; a family with neither is left
     out); the candidate with the highest mean score over the chosen-on families (on
-    ``choose_split``) wins among those that meet every clean-pass floor (on the same split). A
-    floor whose figure a candidate lacks is unchecked, not missed. When no candidate meets every
+    ``choose_split``) wins among those that meet every clean-pass floor and stay under every
+    ceiling (long-form contamination; on the same split). A floor or ceiling whose figure a
+    candidate lacks is unchecked, not missed. When no candidate meets every
     floor, the one that misses fewest wins, then the higher mean score; ties go to the earlier
     candidate.
     """
 
     declared: str
     floors: tuple[tuple[str, float], ...]
+    ceilings: tuple[tuple[str, float], ...] = ()
     choose_split: str = "fit"
     report_split: str = "report"
 
@@ -89,8 +91,17 @@ RULE_2026_12_02 = Rule(
     ),
 )
 
+#: The same floors, and the long-form figures the defense exists for: the delivered claims of
+#: biogen-dev at k = 10 under MIXED pollution may hold at most 1% polluted ones, in every
+#: pollution family (the worst family is the figure).
+RULE_2026_12_02_LONGFORM = Rule(
+    declared="2026-12-02 long-form",
+    floors=RULE_2026_12_02.floors,
+    ceilings=(("biogen-k10 MIXED contamination, worst family", 0.01),),
+)
+
 #: Every rule ever declared, oldest first; all are applied and printed side by side.
-RULES: tuple[Rule, ...] = (RULE_2026_12_02,)
+RULES: tuple[Rule, ...] = (RULE_2026_12_02, RULE_2026_12_02_LONGFORM)
 
 
 @dataclass
@@ -127,9 +138,9 @@ def mean_score(c: Candidate, families: Sequence[str], rule: Rule) -> float | Non
 
 def floors_missed(c: Candidate, rule: Rule) -> tuple[str, ...]:
     clean = c.clean.get(rule.choose_split, {})
-    return tuple(
-        name for name, floor in rule.floors if clean.get(name) is not None and clean[name] < floor
-    )
+    low = [n for n, floor in rule.floors if clean.get(n) is not None and clean[n] < floor]
+    high = [n for n, top in rule.ceilings if clean.get(n) is not None and clean[n] > top]
+    return (*low, *high)
 
 
 def choose(

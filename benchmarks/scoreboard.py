@@ -599,6 +599,25 @@ def longform_figures(recs: list[InstanceRecord], system: str) -> dict[str, Any]:
     return out
 
 
+def worst_contamination(long_rows: list[dict[str, Any]], regime: str) -> list[dict[str, Any]]:
+    """Per dataset, system and split: the highest ``regime`` contamination over the pollution
+    families (a rule's ceiling reads it)."""
+    worst: dict[tuple[str, str, str], float] = {}
+    for r in long_rows:
+        if r["measure"].startswith(f"{regime} contamination ") and r["value"] is not None:
+            key = (r["dataset"], r["system"], r["split"])
+            worst[key] = max(worst.get(key, 0.0), r["value"])
+    return [
+        {
+            "system": system,
+            "split": split,
+            "measure": f"{ds} {regime} contamination, worst family",
+            "value": value,
+        }
+        for (ds, system, split), value in worst.items()
+    ]
+
+
 LONGFORM_GOALS = {
     "clean pass": "≥ 90%",
     "MIXED pass": "≥ 80%",
@@ -797,6 +816,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--config", default=None, help="JSON MirageConfig for the 'mirage' column")
     p.add_argument("--ragdefender", action="store_true", help="add the RAGDefender baseline")
     p.add_argument(
+        "--no-paper",
+        action="store_true",
+        help="leave out the paper() column (a candidate sweep; the committed board has it)",
+    )
+    p.add_argument(
         "--no-shortqa",
         action="store_true",
         help="leave out shortqa (honest multi-source evidence for short questions)",
@@ -831,8 +855,11 @@ def main(argv: list[str] | None = None) -> int:
     embedder = PersistentEmbedder(
         MiniLMEmbedder(), Path(args.store).with_name("vectors.sqlite"), "all-MiniLM-L6-v2"
     )
-    systems = ["mirage", "mirage_paper", "vanilla_rag"] + (
-        ["ragdefender"] if args.ragdefender else []
+    systems = (
+        ["mirage"]
+        + ([] if args.no_paper else ["mirage_paper"])
+        + ["vanilla_rag"]
+        + (["ragdefender"] if args.ragdefender else [])
     )
 
     loaders = dataset_loaders(args, shortqa=not args.no_shortqa)
@@ -873,7 +900,7 @@ def main(argv: list[str] | None = None) -> int:
         }
         for r in long_rows
         if r["measure"] == "clean pass"
-    ]
+    ] + worst_contamination(long_rows, "MIXED")
     lofo_lines: list[str] = []
     if fam_rows:
         cands = fam.candidates_from_scoreboard({"families": fam_rows, "clean": clean})

@@ -16,6 +16,7 @@ from mirage_core.checks import markdown_table, rule, validate
 from mirage_core.method_settings import (
     AnswerConflictContext,
     AnswerConflictScope,
+    ConflictRule,
     ContradictionScope,
     ContradictionSymmetry,
     Linkage,
@@ -28,6 +29,7 @@ from mirage_core.method_settings import (
 __all__ = [
     "AnswerConflictContext",
     "AnswerConflictScope",
+    "ConflictRule",
     "ContradictionScope",
     "ContradictionSymmetry",
     "Coordination",

@@ -19,7 +19,8 @@ import numpy as np
 from mirage_core.answer_conflict import answer_conflicts, topic_context
 from mirage_core.config import MirageConfig
 from mirage_core.evidence import Evidence
-from mirage_core.graph import SourcedGraph
+from mirage_core.graph import ClaimGraph, SourcedGraph
+from mirage_core.majority import MajorityRule
 from mirage_core.quarantine import conflict_weight, gate_d_min
 from mirage_core.records import CoordinationRecord, HeldBack, RuleOutcome, Tie
 from mirage_core.redundancy_filter import hold_back, redundant_passages
@@ -73,7 +74,7 @@ def measure(
     over S* or the whole graph) and d_src (distinct domains, or independence groups). Returns
     the state and the coordination record with the conflicts it left out, if any."""
     claims, graph, m = evidence.claims, sourced.graph, config.method
-    members = np.asarray(selected, dtype=np.int64) if m.contradiction_scope == "selected" else None
+    members = _r_contr_members(graph, selected, m.contradiction_scope)
     # Off-topic conflicts cannot block: each edge weighs by its claims' relevance.
     weight = (
         None
@@ -99,6 +100,21 @@ def measure(
         config=config,
     )
     return state, coordination
+
+
+def _r_contr_members(graph: ClaimGraph, selected: list[int], scope: str) -> np.ndarray | None:
+    """The claims whose edges r_contr counts: every claim (``None``), S*, or S* and the claims
+    that contradict it."""
+    if scope == "graph":
+        return None
+    members = np.asarray(selected, dtype=np.int64)
+    if scope == "contested" and members.size:
+        in_s = np.zeros(graph.n_claims, dtype=bool)
+        in_s[members] = True
+        edge = (graph.w_contr > 0) & (in_s[graph.premise] != in_s[graph.hypothesis])
+        ends = np.concatenate([graph.premise[edge], graph.hypothesis[edge]])
+        members = np.union1d(members, ends)
+    return members
 
 
 class GateRule(Protocol):
@@ -312,7 +328,10 @@ def decide(state: GateState, coordination: CoordinationRecord | None) -> GateDec
             f"{len(state.selected)} verified claims"
         )
     reason += _quarantine_note(coordination)
-    answer_slot, tie, redundancy = AnswerSlot(), TieRule(), Redundancy()
+    answer_slot, redundancy = AnswerSlot(), Redundancy()
+    tie: TieRule | MajorityRule = (
+        MajorityRule() if state.config.method.conflict_rule == "majority" else TieRule()
+    )
     delivered = state.selected
     rules: Sequence[GateRule] = (answer_slot, tie)
     for rule in rules:
@@ -323,6 +342,8 @@ def decide(state: GateState, coordination: CoordinationRecord | None) -> GateDec
             outcomes.append(outcome)
             if outcome.blocks:
                 decision, reason = "fallback", "blocked: " + outcome.reason
+            else:
+                reason += "; " + outcome.reason
     if decision == "verified":
         outcome = redundancy.check(state)
         if outcome is not None:

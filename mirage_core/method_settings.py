@@ -15,6 +15,7 @@ from mirage_core.group_signals import ISOLATED_SIGNALS, SIGNALS
 __all__ = [
     "AnswerConflictContext",
     "AnswerConflictScope",
+    "ConflictRule",
     "ContradictionScope",
     "ContradictionSymmetry",
     "Linkage",
@@ -24,7 +25,8 @@ __all__ = [
     "Relevance",
 ]
 
-ContradictionScope = Literal["graph", "selected"]
+ContradictionScope = Literal["graph", "selected", "contested"]
+ConflictRule = Literal["tie", "majority"]
 ContradictionSymmetry = Literal["each", "min", "mean", "max"]
 Relevance = Literal["none", "lexical"]
 Linkage = Literal["average", "complete", "single"]
@@ -50,7 +52,16 @@ class MethodSettings:
     beta: float = field(default=0.5, metadata=rule("nonnegative"))
     """Weight of the normalized retrieval score in the claim score s(c)."""
     contradiction_scope: ContradictionScope = "graph"
-    """Edges counted in r_contr: every edge of the claim graph, or only those inside S*."""
+    """Edges counted in r_contr: every edge of the claim graph, only those inside S*, or those
+    among S* and the claims that contradict it (``"contested"``)."""
+    conflict_rule: ConflictRule = "tie"
+    """How S* is weighed against the claims it rejected (with ``block_on_tie``): block when
+    the rejected side has as many independence groups in all (``"tie"``), or conflict by
+    conflict, when S*'s side lacks a clear majority (``"majority"``,
+    :mod:`mirage_core.majority`)."""
+    majority_ratio: float = field(default=1.0, metadata=rule("nonnegative"))
+    """Under ``conflict_rule="majority"``, S* wins a conflict when its side has more than this
+    many times the independence groups of the claim that contradicts it."""
     contradiction_symmetry: ContradictionSymmetry = "mean"
     """How a pair's two directions make its contradiction weight: each its own p_contra
     (``"each"``, the published method), or the min / mean / max of both, given to both."""
@@ -112,9 +123,12 @@ class MethodSettings:
     )
     """A flagged group two of whose passages contradict each other (``w_contr`` at least this)
     is released, not quarantined (``None``: off)."""
-    coordinated_min_support: int = field(default=1, metadata=rule("int", minimum=0))
+    coordinated_min_support: int | None = field(
+        default=1, metadata=rule("int", minimum=0, optional=True)
+    )
     """Claims of quarantined passages enter S* only with support from this many independence
-    groups outside them (0: no quarantine)."""
+    groups outside them (0: no quarantine; ``None``: never, a planted passage contributes no
+    claim)."""
     coordinated_d_min: int | None = field(default=1, metadata=rule("int", optional=True))
     """``d_min`` the gate applies once passages were quarantined (``None``: ``d_min``)."""
     quarantined_conflicts: QuarantinedConflicts = "count"

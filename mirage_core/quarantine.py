@@ -55,11 +55,14 @@ def quarantine_eligible(
     graph: ClaimGraph,
     groups: np.ndarray,
     flagged_passages: set[int],
-    min_support: int,
+    min_support: int | None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(eligible, quarantined)`` masks over claims: a claim of a flagged passage is eligible
-    for S* only with ``min_support`` outside supporters; every other claim is eligible."""
+    for S* only with ``min_support`` outside supporters (``None``: never); every other claim
+    is eligible."""
     quarantined = np.array([c.passage_index in flagged_passages for c in claims], dtype=bool)
+    if min_support is None:
+        return ~quarantined, quarantined
     if min_support <= 0 or not quarantined.any():
         return np.ones(len(claims), dtype=bool), quarantined
     return ~quarantined | (outside_support(graph, groups, quarantined) >= min_support), quarantined
@@ -136,7 +139,7 @@ def apply_quarantine(
     eligible = np.ones(len(claims), dtype=bool)
     quarantined = np.zeros(len(claims), dtype=bool)
     passages: tuple[int, ...] = ()
-    if kept and m.coordinated_min_support:
+    if kept and m.coordinated_min_support != 0:
         flagged_passages = {p for g in kept for p in g.passages}
         eligible, quarantined = quarantine_eligible(
             claims, graph, groups, flagged_passages, m.coordinated_min_support

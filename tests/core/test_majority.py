@@ -1,0 +1,119 @@
+"""The majority rule: S* is delivered without a contradicting minority, and blocked when
+contested; r_contr over S* and its contradictors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mirage_core import Mirage, MirageConfig, Passage
+from mirage_core.corroboration import Corroboration
+from mirage_core.graph import ClaimGraph
+from mirage_core.majority import conflicts, side_groups
+from tests.conftest import flagged_group
+
+MAJORITY = dict(conflict_rule="majority", contradiction_scope="selected")
+QUERY = "When was the Eiffel Tower completed?"
+
+
+def _page(text: str, host: str) -> Passage:
+    return Passage(text, source=f"https://{host}/eiffel", score=0.9)
+
+
+@pytest.fixture
+def agreeing_pages() -> list[Passage]:
+    """Three independent pages agree on 1889."""
+    return [
+        _page("The Eiffel Tower was completed in 1889. The tower is in Paris.", "a.example"),
+        _page("Completed in 1889, the Eiffel Tower stands in Paris.", "b.example"),
+        _page("The Eiffel Tower was completed in 1889 in Paris.", "c.example"),
+    ]
+
+
+def engine(fake_nli, **settings) -> Mirage:
+    return Mirage(MirageConfig(coordination="none").replace(**settings), nli=fake_nli)
+
+
+def test_a_minority_page_is_outvoted_and_named(fake_nli, agreeing_pages):
+    polluted = _page("The Eiffel Tower was completed in 1925.", "d.example")
+    v = engine(fake_nli, **MAJORITY).defend(QUERY, [*agreeing_pages, polluted])
+    assert v.decision == "verified"
+    delivered = " ".join(v.claims[i].text for i in v.selected)
+    assert "1889" in delivered and "1925" not in delivered
+    majority = [o for o in v.gate if o.rule == "majority"]
+    assert majority and not majority[0].blocks
+    assert "passages [3]" in majority[0].reason and "outvoted" in v.reason
+
+
+def test_the_tie_rule_blocks_the_same_evidence_when_its_aggregate_sides_tie(fake_nli):
+    pages = [
+        _page("The Eiffel Tower was completed in 1889.", "a.example"),
+        _page("The Eiffel Tower was completed in 1925.", "d.example"),
+    ]
+    tie = engine(fake_nli, d_min=1).defend(QUERY, pages)
+    majority = engine(fake_nli, d_min=1, **MAJORITY).defend(QUERY, pages)
+    assert tie.decision == "fallback" and majority.decision == "fallback"
+    assert "contested" in majority.reason  # one page against one page: no clear majority
+
+
+def test_majority_ratio_asks_for_a_wider_margin(fake_nli):
+    pages = [
+        _page("The Eiffel Tower was completed in 1889.", "a.example"),
+        _page("In 1889 the Eiffel Tower was completed.", "b.example"),
+        _page("The Eiffel Tower was completed in 1925.", "d.example"),
+    ]
+    two_to_one = engine(fake_nli, **MAJORITY).defend(QUERY, pages)
+    assert two_to_one.decision == "verified"
+    wide = engine(fake_nli, majority_ratio=2.0, **MAJORITY).defend(QUERY, pages)
+    assert wide.decision == "fallback" and "contested" in wide.reason
+
+
+def test_corroboration_counts_on_its_own_side_only():
+    # claims 0, 1 in S*; 2 rejected contradicts 0; 3 (outside S*) supports 2 and 0;
+    # 1 (in S*) supports 2 as well.
+    groups = np.array([0, 1, 2, 3])
+    in_s = np.array([True, True, False, False])
+    against_s = np.array([False, False, True, False])
+    support = Corroboration(
+        counts=np.zeros(4, dtype=np.int64),
+        premise=np.array([1, 3, 1, 3]),
+        hypothesis=np.array([0, 2, 2, 0]),
+    )
+    weight = side_groups(support, groups, in_s, against_s)
+    # S* claim 0: itself + 1 and 3 (neither contradicts S*); rejected 2: itself + 3 only
+    assert weight.tolist() == [3, 1, 2, 1]
+
+
+def test_conflicts_skip_edges_without_relevance():
+    contradiction = np.array([[0.02, 0.03, 0.95], [0.02, 0.03, 0.95]])
+    graph = ClaimGraph.build(2, np.array([0]), np.array([1]), contradiction, kappa=0.5)
+    none = Corroboration(np.zeros(2, dtype=np.int64), np.empty(0, int), np.empty(0, int))
+    groups = np.array([0, 1])
+    assert conflicts(graph, groups, np.array([0]), None, none).selected.size == 2
+    assert conflicts(graph, groups, np.array([0]), np.zeros(2), none).selected.size == 0
+
+
+def test_contested_scope_counts_the_contradictors_of_s_star(fake_nli, agreeing_pages):
+    polluted = _page("The Eiffel Tower was completed in 1925.", "d.example")
+    evidence = [*agreeing_pages, polluted]
+    inside = engine(fake_nli, contradiction_scope="selected").defend(QUERY, evidence)
+    contested = engine(fake_nli, contradiction_scope="contested").defend(QUERY, evidence)
+    assert inside.r_contr == 0.0  # S* never holds both sides
+    assert contested.r_contr > 0.0  # the 1925 claim contradicts S*
+
+
+def test_a_quarantine_that_excludes_leaves_no_claim_of_the_planted_passages(
+    fake_nli, agreeing_pages, monkeypatch
+):
+    import mirage_core.coordination as coordination
+
+    monkeypatch.setattr(
+        coordination, "detect_coordination", lambda *a, **k: [flagged_group((0, 1))]
+    )
+    settings = dict(coordinated_min_support=None, coordinated_d_min=None)
+    v = Mirage(MirageConfig(coordination="text").replace(**settings), nli=fake_nli).defend(
+        QUERY, agreeing_pages
+    )
+    assert all(v.claims[i].passage_index == 2 for i in v.selected)
+    assert v.d_min_applied == 2  # the quarantine does not lower d_min
+    assert v.decision == "fallback"
