@@ -55,9 +55,7 @@ def side_groups(
     same_side = np.where(in_s[hypothesis], ~against_s[premise], ~in_s[premise])
     counts = np.zeros(len(groups), dtype=np.int64)
     if same_side.any():
-        pairs = np.unique(
-            np.stack([hypothesis[same_side], groups[premise[same_side]]]), axis=1
-        )
+        pairs = np.unique(np.stack([hypothesis[same_side], groups[premise[same_side]]]), axis=1)
         counts = np.bincount(pairs[0], minlength=len(groups)).astype(np.int64)
     return 1 + counts
 
