@@ -13,7 +13,10 @@ scores (every set of ``benchmarks/eval_nli.py``, a seeded sample of ``--n`` pair
   (length-sorted batches of 64 mixing short and long pairs): the largest change of a pair's
   probabilities, per variant.
 
-Writes ``benchmarks/results/nli_int8.txt``.
+``--keep-fp32 REGEX,...`` measures an alternative int8 graph in which the MatMuls whose node
+name matches stay fp32 (e.g. ``layer\\.\\d+/output/dense``: each layer's FFN down-projection).
+
+Writes ``benchmarks/results/nli_int8.txt`` (with ``--keep-fp32``: ``nli_int8-keep.txt``).
 """
 
 from __future__ import annotations
@@ -72,8 +75,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chunk", type=int, default=128, help="pairs per timed chunk")
     parser.add_argument("--alone", type=int, default=240, help="pairs scored alone")
     parser.add_argument("--data-dir", default=None, help="NLI data (default ../shared/data/nli)")
-    parser.add_argument("--out", default=str(REPO / "benchmarks/results/nli_int8.txt"))
+    parser.add_argument("--keep-fp32", default="", help="MatMul name patterns kept fp32")
+    parser.add_argument("--out", default=None, help="default benchmarks/results/nli_int8.txt")
     args = parser.parse_args(argv)
+    keep = tuple(p for p in args.keep_fp32.split(",") if p)
+    name = "nli_int8-keep.txt" if keep else "nli_int8.txt"
+    args.out = args.out or str(REPO / "benchmarks" / "results" / name)
     from mirage_core.nli.onnx_nli import OnnxNLI
     from training.data import build_splits, sample
     from training.evaluate import build_eval_sets
@@ -85,14 +92,23 @@ def main(argv: list[str] | None = None) -> int:
     fp32 = OnnxNLI(cache_size=0, threads=args.threads)
     t0 = time.perf_counter()
     int8 = OnnxNLI(cache_size=0, threads=args.threads, quantize="static-int8")
+    if keep:  # the same backend on the alternative graph
+        from mirage_core.nli.int8 import static_int8_graph
+        from mirage_core.onnx_models import open_session
+
+        t0 = time.perf_counter()
+        graph = static_int8_graph(int8.model_dir, keep_fp32=keep)
+        int8.session = open_session(int8.model_dir, args.threads, graph=graph)
     build_s = time.perf_counter() - t0
-    graph = next(Path(os.environ["MIRAGE_CACHE"]).rglob("model.static-int8.*.onnx"))
+    if not keep:
+        graph = next(Path(os.environ["MIRAGE_CACHE"]).rglob("model.static-int8.*.onnx"))
     variants = {"fp32": fp32, "int8": int8}
     for v in variants.values():
         v.predict(["a warm-up pair"], ["outside the clock"])
     lines = [
         "`python -m benchmarks.nli_int8`: OnnxNLI fp32 (the shipped graph) vs "
-        "OnnxNLI(quantize='static-int8'), the packaged NLI model",
+        "OnnxNLI(quantize='static-int8'), the packaged NLI model"
+        + (f"; int8 with the MatMuls matching {list(keep)} kept fp32" if keep else ""),
         f"held-out sets of benchmarks/eval_nli.py, a seeded sample of at most {args.n} pairs per "
         f"set (seed {args.seed}); {args.threads} threads; variants alternating every "
         f"{args.chunk} pairs",

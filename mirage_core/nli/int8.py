@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -108,7 +109,7 @@ def preprocess(model_dir: Path, out: Path) -> Path:
 
 def quantize(pre: Path, out: Path, ranges: dict[str, tuple[float, float]], keep_fp32=()) -> Path:
     """Quantize the preprocessed graph ``pre`` into ``out`` with fixed ``ranges``; MatMul and
-    Gemm nodes whose name contains one of ``keep_fp32`` stay fp32."""
+    Gemm nodes whose name matches one of the regular expressions ``keep_fp32`` stay fp32."""
     import numpy as np
 
     q = _import_quantizer()
@@ -127,7 +128,7 @@ def quantize(pre: Path, out: Path, ranges: dict[str, tuple[float, float]], keep_
     excluded = [
         n.name
         for n in graph.node
-        if n.op_type in SETTINGS["op_types"] and any(p in n.name for p in keep_fp32)
+        if n.op_type in SETTINGS["op_types"] and any(re.search(p, n.name) for p in keep_fp32)
     ]
     data = TensorsData(
         q.CalibrationMethod.MinMax,
@@ -160,7 +161,8 @@ def static_int8_graph(
 ) -> Path:
     """The static int8 graph of ``model_dir``: built from ``model.onnx`` and ``int8-ranges.json``
     on first use, then read from ``cache_dir`` (default ``$MIRAGE_CACHE/onnx/<digest>``: a
-    changed model or range file gets a new build)."""
+    changed model or range file gets a new build). ``keep_fp32``: see :func:`quantize` (for
+    measuring alternatives; ``OnnxNLI(quantize="static-int8")`` quantizes every MatMul)."""
     from mirage_core.nli.onnx_runtime import default_onnx_dir
 
     ranges = read_ranges(model_dir)
