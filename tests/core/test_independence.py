@@ -245,7 +245,7 @@ def test_passages_are_embedded_once_across_queries(fake_nli):
     calls.clear()
     m.defend("another question on the same pages", CLEAN[::-1])
     assert calls == []  # every passage text was embedded by the first query
-    m.defend(QUERY, CLEAN[:1] + [Passage("A page never seen before.", source="new.example")])
+    m.defend(QUERY, [*CLEAN[:1], Passage("A page never seen before.", source="new.example")])
     assert [t for call in calls for t in call] == ["A page never seen before."]
 
 
