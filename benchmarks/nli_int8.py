@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -177,6 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         d = np.abs(together - alone)
         flips = int((together.argmax(1) != alone.argmax(1)).sum())
         lines.append(f"  {k}: max |Δp| {d.max():.2e}, mean {d.mean():.2e}, labels changed {flips}")
+    shutil.rmtree(os.environ["MIRAGE_CACHE"], ignore_errors=True)  # the int8 graph built here
     lines.append(f"total time {time.time() - t_start:.0f}s")
     print("\n".join(lines[-4:]))
     Path(args.out).write_text("\n".join(lines) + "\n", encoding="utf-8")

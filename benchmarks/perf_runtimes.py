@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import importlib.metadata as md
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -93,7 +94,8 @@ def cold_start(name: str, query: str, passages: list) -> tuple[float, float]:
 def runtime_table(items, ks, names) -> dict:
     """defend() time per runtime and k (default config, caches off, interleaved), cold start
     and peak RSS per runtime."""
-    os.environ["MIRAGE_CACHE"] = tempfile.mkdtemp(prefix="mirage-perf-")  # int8 built afresh
+    cache = tempfile.mkdtemp(prefix="mirage-perf-")  # the int8 graph built afresh, then removed
+    os.environ["MIRAGE_CACHE"] = cache
     engines = {}
     out: dict = {}
     for name in names:
@@ -125,6 +127,7 @@ def runtime_table(items, ks, names) -> dict:
     for name in names:
         cold, rss = cold_start(name, items[0][0], items[0][1][: min(ks)])
         out[("cold", name)] = {"cold_start_s": cold, "peak_rss_mib": rss}
+    shutil.rmtree(cache, ignore_errors=True)
     return out
 
 
