@@ -219,12 +219,12 @@ def build_variants(args: argparse.Namespace, warm: tuple[list[str], list[str]]) 
 def parity(args: argparse.Namespace) -> int:
     """torch fp32 vs the torch-free ONNX runtime, NLI and embedder (see the module docstring)."""
     import torch
-    from mirage_core.training.data import build_splits, sample
-    from mirage_core.training.evaluate import build_eval_sets
 
     from mirage_core.embeddings import MiniLMEmbedder, OnnxEmbedder
     from mirage_core.evaluation.datasets import load_gpe
     from mirage_core.nli.onnx_nli import OnnxNLI
+    from training.data import build_splits, sample
+    from training.evaluate import build_eval_sets
 
     torch.set_num_threads(args.threads)
     t_start = time.time()

@@ -12,13 +12,12 @@ scoreboard reads them). Two parts, every figure of a part from one run:
    budget and none, ``defend()`` p50 / p95 over the queries, the NLI forward time inside it,
    the NLI share of the time, and the engine overhead = defend time / NLI forward time.
 
-3. **Runtimes side by side** (``--runtimes torch,onnx``; ``--runtimes-only`` runs this part
-   alone and writes ``<out>-runtimes.md``): the default config on torch fp32
-   (TransformersNLI + MiniLMEmbedder) and on the torch-free ONNX Runtime fp32 (OnnxNLI +
-   OnnxEmbedder), NLI and embedding caches off, runtimes interleaved query by query: ``defend()``
-   p50 / p95 per k, the two models' time inside it, and, in a fresh process per runtime (torch
-   made unimportable for ONNX, as on a ``[onnx]`` install), the cold start (import plus first
-   verdict) and the peak resident memory.
+3. **Runtimes side by side** (``--runtimes torch,onnx,onnx-int8``; ``--runtimes-only`` runs
+   this part alone and writes ``<out>-runtimes.md`` and ``<out>-runtimes.png``): the default
+   config on torch fp32, ONNX Runtime fp32 and ONNX Runtime with the static int8 NLI graph,
+   caches off, interleaved query by query: ``defend()`` p50 / p95 per k, the models' share,
+   defend p50 over torch fp32's NLI forward time, cold start and peak resident memory in a
+   fresh process, and the installed size without torch (``benchmarks/perf_runtimes.py``).
 
 Timings are one run on a shared machine: compare the ratios, not the seconds.
 """
@@ -28,12 +27,13 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import sys
 from pathlib import Path
 
 import numpy as np
 
 from benchmarks._pair_store import PersistentNLI, model_digest
+from benchmarks.perf_runtimes import ALIASES, install_sizes, runtime_lines, runtime_table
+from benchmarks.perf_runtimes import plot as plot_runtimes
 from mirage_core import Mirage, MirageConfig, Passage
 from mirage_core.evaluation.datasets import _gpe_passage, find_gpe_file
 
@@ -153,119 +153,6 @@ def time_table(items, ks, budgets, model) -> dict:
     return out
 
 
-#: each runtime's (NLI, embedder) builders, cache off
-RUNTIMES = {
-    "torch fp32": (
-        "from mirage_core.nli import TransformersNLI as N; nli = N(cache_size=0, quantize=False)",
-        "from mirage_core.embeddings import MiniLMEmbedder as E; emb = E(cache_size=0)",
-    ),
-    "onnx fp32": (
-        "from mirage_core.nli import OnnxNLI as N; nli = N(cache_size=0)",
-        "from mirage_core.embeddings import OnnxEmbedder as E; emb = E(cache_size=0)",
-    ),
-}
-
-_COLD = """
-import resource, sys, time
-t0 = time.perf_counter()
-{block}from mirage_core import Mirage, Passage
-{nli}
-{emb}
-v = Mirage(nli=nli, embedder=emb).defend({query!r}, [Passage(t, source=s) for t, s in {passages!r}])
-t1 = time.perf_counter()
-# peak RSS of this process: VmHWM (ru_maxrss keeps the parent's peak across fork + exec)
-status = open("/proc/self/status").read().split("VmHWM:")
-rss = int(status[1].split()[0]) if len(status) > 1 else resource.getrusage(0).ru_maxrss
-print(t1 - t0, rss / 1024, v.decision)
-"""
-
-
-def cold_start(name: str, query: str, passages: list) -> tuple[float, float]:
-    """(import + first verdict in s, peak RSS in MiB) of a fresh process on runtime ``name``."""
-    import subprocess
-
-    block = "sys.modules['torch'] = sys.modules['transformers'] = None\n" if "onnx" in name else ""
-    code = _COLD.format(
-        block=block,
-        nli=RUNTIMES[name][0],
-        emb=RUNTIMES[name][1],
-        query=query,
-        passages=[(p.text, p.source) for p in passages],
-    )
-    root = Path(__file__).resolve().parents[1]
-    done = subprocess.run(
-        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
-    )
-    seconds, rss, _ = done.stdout.split()[-3:]
-    return float(seconds), float(rss)
-
-
-def runtime_table(items, ks, names) -> dict:
-    """defend() time per runtime and k (default config, caches off, interleaved), cold start
-    and peak RSS per runtime."""
-    engines = {}
-    for name in names:
-        scope: dict = {}
-        exec(RUNTIMES[name][0] + "\n" + RUNTIMES[name][1], scope)
-        engines[name] = Mirage(MirageConfig(), nli=scope["nli"], embedder=scope["emb"])
-        engines[name].defend(items[0][0], items[0][1][:5])  # first call outside the clock
-    out: dict = {}
-    for k in ks:
-        total: dict = {n: [] for n in names}
-        models: dict = {n: [] for n in names}
-        for q, passages in items:
-            for name, mirage in engines.items():
-                t = mirage.defend(q, passages[:k]).timings
-                total[name].append(t["total"])
-                models[name].append(t.get("nli", 0.0) + t.get("embed", 0.0))
-        for name in names:
-            total_a = np.array(total[name])
-            out[(k, name)] = {
-                "defend_p50_s": float(np.percentile(total_a, 50)),
-                "defend_p95_s": float(np.percentile(total_a, 95)),
-                "models_share": float(np.sum(models[name]) / total_a.sum()),
-            }
-    for name in names:
-        cold, rss = cold_start(name, items[0][0], items[0][1][: min(ks)])
-        out[("cold", name)] = {"cold_start_s": cold, "peak_rss_mib": rss}
-    return out
-
-
-def runtime_lines(rt: dict, ks, names, n_queries: int) -> list[str]:
-    ref = names[0]
-    lines = [
-        "",
-        f"## Runtimes side by side ({n_queries} queries per k, default config, NLI and "
-        "embedding caches off, interleaved)",
-        "",
-        "| k | "
-        + " | ".join(f"{n}: p50 / p95 (s)" for n in names)
-        + " | "
-        + " | ".join(f"p50 {ref} / {n}" for n in names[1:])
-        + " | models' share |",
-        "|" + "---|" * (2 + 2 * len(names) - 1),
-    ]
-    for k in ks:
-        cells = [
-            f"{rt[(k, n)]['defend_p50_s']:.2f} / {rt[(k, n)]['defend_p95_s']:.2f}" for n in names
-        ]
-        ratio = [
-            f"{rt[(k, ref)]['defend_p50_s'] / rt[(k, n)]['defend_p50_s']:.2f}×" for n in names[1:]
-        ]
-        share = " / ".join(f"{100 * rt[(k, n)]['models_share']:.0f}%" for n in names)
-        lines.append(f"| {k} | " + " | ".join(cells + ratio) + f" | {share} |")
-    lines += [
-        "",
-        "cold start (a fresh process: import, both models loaded, first verdict at k = "
-        f"{min(ks)}) and peak resident memory:",
-        "",
-    ]
-    for n in names:
-        c = rt[("cold", n)]
-        lines.append(f"- {n}: {c['cold_start_s']:.2f} s, {c['peak_rss_mib']:.0f} MiB")
-    return lines
-
-
 def plot(pairs: dict, ks: list[int], path: Path) -> None:
     """Directed NLI pairs per query against k, one line per budget (log-log)."""
     import matplotlib
@@ -305,20 +192,30 @@ def main() -> None:
         "--docs-plot", default="docs/assets/perf_engine.png", help="a copy for the docs site"
     )
     parser.add_argument(
-        "--runtimes", default="torch,onnx", help="runtimes compared (torch, onnx; '' skips)"
+        "--runtimes",
+        default="torch,onnx,onnx-int8",
+        help="runtimes compared (torch, onnx, onnx-int8; '' skips)",
     )
     parser.add_argument("--runtimes-only", action="store_true", help="only the runtime table")
     args = parser.parse_args()
     ks = [int(k) for k in args.ks.split(",")]
-    runtimes = [f"{r.strip()} fp32" for r in args.runtimes.split(",") if r.strip()]
+    runtimes = [ALIASES[r.strip()] for r in args.runtimes.split(",") if r.strip()]
     if args.runtimes_only:
         items = queries(args.timed_queries, max(ks), args.seed)
-        rl = runtime_lines(runtime_table(items, ks, runtimes), ks, runtimes, len(items))
+        rt = runtime_table(items, ks, runtimes)
+        rl = runtime_lines(rt, ks, runtimes, len(items), install_sizes())
         print("\n".join(rl))
         out = Path(args.out).with_name(Path(args.out).name + "-runtimes.md")
+        plot_runtimes(rt, ks, runtimes, out.with_suffix(".png"))
+        if args.docs_plot:
+            plot_runtimes(
+                rt, ks, runtimes, Path(args.docs_plot).with_name(out.with_suffix(".png").name)
+            )
         out.write_text(
-            "# Engine time per runtime\n\n`python benchmarks/perf_engine.py --runtimes-only "
-            f"--ks {args.ks} --timed-queries {args.timed_queries}`\n" + "\n".join(rl) + "\n"
+            "# Engine time per runtime\n\n`python -m benchmarks.perf_engine --runtimes-only "
+            f"--ks {args.ks} --timed-queries {args.timed_queries} --runtimes {args.runtimes}`\n"
+            + "\n".join(rl)
+            + "\n"
         )
         print(f"wrote {out}")
         return
@@ -393,7 +290,11 @@ def main() -> None:
                 f"{100 * t['nli_share']:.1f}% | {t['overhead']:.3f}× |"
             )
     if runtimes:
-        tl += runtime_lines(runtime_table(timed, ks, runtimes), ks, runtimes, len(timed))
+        rt = runtime_table(timed, ks, runtimes)
+        tl += runtime_lines(rt, ks, runtimes, len(timed), install_sizes())
+        plot_runtimes(
+            rt, ks, runtimes, Path(args.out).with_name(Path(args.out).name + "-runtimes.png")
+        )
     print("\n".join(tl))
     out = Path(args.out)
     plot(pairs, ks, out.with_suffix(".png"))

@@ -46,7 +46,11 @@ def _normalize(vectors: object, n: int) -> np.ndarray:
 
 
 class CachedEmbedder:
-    """Base class: an LRU cache per text, normalization and shape checks around ``_embed``."""
+    """Base class: an LRU cache per text, normalization and shape checks around ``_embed``.
+
+    The cache outlives a query: a passage retrieved again by a later query (the same page for
+    related questions, the same corpus chunk) is not embedded again. A hit counts as a use, so
+    the texts evicted first are those unused for longest, not those embedded first."""
 
     def __init__(self, cache_size: int = 50_000) -> None:
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
@@ -60,6 +64,8 @@ class CachedEmbedder:
         texts = list(texts)
         with self._lock:
             found = {t: self._cache[t] for t in texts if t in self._cache}
+            for t in found:
+                self._cache.move_to_end(t)
         missing = list(dict.fromkeys(t for t in texts if t not in found))
         if missing:
             rows = _normalize(self._embed(missing), len(missing))

@@ -101,8 +101,8 @@ def _header_digest(weights: Path) -> str:
         return hashlib.sha256(f.read(n)).hexdigest()
 
 
-def open_session(model_dir: Path, threads: int | None = None) -> Any:
-    """An ONNX Runtime CPU session on ``model_dir/model.onnx``.
+def open_session(model_dir: Path, threads: int | None = None, graph: Path | None = None) -> Any:
+    """An ONNX Runtime CPU session on ``graph`` (default ``model_dir/model.onnx``).
 
     Threads do not busy-wait between calls (on a shared CPU spinning slows everyone down).
     The graph's weights file must be the one it was exported against (same header digest)."""
@@ -110,7 +110,7 @@ def open_session(model_dir: Path, threads: int | None = None) -> Any:
         import onnxruntime as ort
     except ImportError as exc:
         raise ImportError(ONNX_HINT) from exc
-    path = model_dir / "model.onnx"
+    path = graph or model_dir / "model.onnx"
     opts = ort.SessionOptions()
     if threads is not None:
         opts.intra_op_num_threads = threads

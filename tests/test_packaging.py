@@ -62,6 +62,8 @@ def test_onnx_extra_pulls_no_torch() -> None:
     extras = project["optional-dependencies"]
     assert extras_closure(extras, "onnx") == {"onnxruntime", "tokenizers"}
     assert {"torch", "transformers", "onnx"} <= extras_closure(extras, "onnx-export")
+    # static int8 is built from the shipped graph at first use: onnx, still no torch
+    assert extras_closure(extras, "onnx-int8") == {"onnxruntime", "tokenizers", "onnx"}
 
 
 def test_shipped_onnx_graphs_hold_no_weights() -> None:
@@ -71,5 +73,9 @@ def test_shipped_onnx_graphs_hold_no_weights() -> None:
     for name in ("mirage-nli-minilm-l6", "all-minilm-l6-v2"):
         graph, weights = models / name / "model.onnx", models / name / "model.safetensors"
         assert graph.stat().st_size < 1_000_000 < weights.stat().st_size, name
+    # the static int8 variant ships its calibrated ranges only, not an int8 copy of the weights
+    ranges = models / "mirage-nli-minilm-l6" / "int8-ranges.json"
+    assert ranges.stat().st_size < 100_000
+    assert not list(models.rglob("*int8*.onnx"))
     assert (models / "all-minilm-l6-v2" / "LICENSE").is_file()
     assert (models / "all-minilm-l6-v2" / "NOTICE").is_file()

@@ -288,7 +288,7 @@ def load_climate_fever(path: str | Path, source: str = "climate-fever") -> list[
 # ----------------------------------------------------------------------------- registry
 def default_data_dir() -> Path:
     """``../shared/data/nli`` relative to the repository root (the checkout holding mirage_core)."""
-    repo = Path(__file__).resolve().parents[2]
+    repo = Path(__file__).resolve().parents[1]
     return (repo / ".." / "shared" / "data" / "nli").resolve()
 
 

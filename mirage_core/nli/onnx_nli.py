@@ -55,6 +55,12 @@ class OnnxNLI(CachedNLI):
             them (as in TransformersNLI).
         cache_size: entries of the LRU pair cache (0 disables it).
         threads: ONNX Runtime's intra-op threads (default: its own choice, the physical cores).
+        quantize: ``None`` (the shipped fp32 graph) or ``"static-int8"``: int8 weights and
+            activations with fixed, calibrated scales (:mod:`mirage_core.nli.int8`), so a pair's
+            scores do not depend on its batch mates; the graph is built on first use into
+            ``$MIRAGE_CACHE`` (needs the ``onnx`` package: ``pip install 'mirage-rag[onnx-int8]'``).
+            Faster on the CPU, and its labels differ from fp32's on some pairs
+            (docs/performance.md gives the measured figures).
     """
 
     def __init__(
@@ -66,7 +72,9 @@ class OnnxNLI(CachedNLI):
         label_map: Mapping[str, int] | None = None,
         cache_size: int = 100_000,
         threads: int | None = None,
+        quantize: str | None = None,
     ) -> None:
+        from mirage_core.nli.int8 import QUANTIZE_CHOICES, static_int8_graph
         from mirage_core.onnx_models import (
             PairTokenizer,
             check_model_dir,
@@ -79,6 +87,8 @@ class OnnxNLI(CachedNLI):
         _positive_int("max_length", max_length)
         if threads is not None:
             _positive_int("threads", threads)
+        if quantize not in QUANTIZE_CHOICES:
+            raise ValueError(f"quantize must be one of {QUANTIZE_CHOICES}, got {quantize!r}")
         super().__init__(cache_size)
         self.model_dir = check_model_dir(self._resolve_dir(model), "NLI model")
         self.name = str(self.model_dir)
@@ -92,7 +102,10 @@ class OnnxNLI(CachedNLI):
         self.batch_size = batch_size
         self.max_length = resolve_max_length(self.model_dir, max_length)
         self.tokenizer = PairTokenizer(self.model_dir, self.max_length)
-        self.session = open_session(self.model_dir, threads)
+        #: None (fp32) or "static-int8"
+        self.quantize = quantize
+        graph = static_int8_graph(self.model_dir) if quantize == "static-int8" else None
+        self.session = open_session(self.model_dir, threads, graph=graph)
         self._inputs = {i.name for i in self.session.get_inputs()}
         self._lock = threading.Lock()
 
@@ -123,7 +136,8 @@ class OnnxNLI(CachedNLI):
     def __repr__(self) -> str:
         return (
             f"OnnxNLI(model={self.name!r}, batch_size={self.batch_size}, "
-            f"max_length={self.max_length})"
+            f"max_length={self.max_length}"
+            + (f", quantize={self.quantize!r})" if self.quantize else ")")
         )
 
     def _predict_uncached(self, premises: list[str], hypotheses: list[str]) -> np.ndarray:

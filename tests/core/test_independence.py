@@ -228,6 +228,45 @@ def test_each_claim_is_embedded_once_per_query(fake_nli):
     assert len(flat) == len(set(flat))
 
 
+def test_passages_are_embedded_once_across_queries(fake_nli):
+    """A passage retrieved again by a later query comes from the embedder's cache."""
+    calls: list[list[str]] = []
+
+    def spy(texts):
+        calls.append(list(texts))
+        from tests.conftest import bag_of_words_embedding
+
+        return bag_of_words_embedding(texts)
+
+    m = Mirage(MirageConfig(independence="embedding"), fake_nli, embedder=CallableEmbedder(spy))
+    m.defend(QUERY, CLEAN)
+    first = [t for call in calls for t in call]
+    assert first
+    calls.clear()
+    m.defend("another question on the same pages", CLEAN[::-1])
+    assert calls == []  # every passage text was embedded by the first query
+    m.defend(QUERY, [*CLEAN[:1], Passage("A page never seen before.", source="new.example")])
+    assert [t for call in calls for t in call] == ["A page never seen before."]
+
+
+def test_embedding_cache_evicts_the_least_recently_used():
+    embedded: list[str] = []
+
+    def fn(texts):
+        embedded.extend(texts)
+        return np.ones((len(texts), 2))
+
+    emb = CallableEmbedder(fn, cache_size=2)
+    emb.embed(["a", "b"])
+    emb.embed(["a"])  # a hit: "a" is now the most recently used
+    emb.embed(["c"])  # evicts "b", not "a"
+    embedded.clear()
+    emb.embed(["a", "c"])
+    assert embedded == []
+    emb.embed(["b"])
+    assert embedded == ["b"]
+
+
 def test_as_embedder_duck_types_frameworks():
     class LangChainLike:
         def embed_documents(self, texts):

@@ -1,0 +1,97 @@
+"""Measure the activation ranges of the static int8 NLI graph: ``python scripts/calibrate_int8.py``.
+
+Runs the packaged NLI model's fp32 graph (``model.onnx``) with ONNX Runtime's MinMax calibrator
+over a seeded sample of ``--pairs`` pairs of the NLI **training** sources (the split of
+``training/data.py``: never a pair or sentence of a held-out set), and writes the min / max of
+every tensor entering a MatMul or Gemm to ``int8-ranges.json`` beside the model, with the digest
+of the graph they were measured on. :mod:`mirage_core.nli.int8` builds the int8 graph from
+them. Needs onnxruntime and onnx (``pip install 'mirage-rag[onnx-int8]'``) and the NLI data.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+NLI_DIR = REPO / "mirage_core" / "models" / "mirage-nli-minilm-l6"
+
+
+def calibrate(
+    model_dir: Path, pairs: Sequence[tuple[str, str]], batch_size: int = 16, max_length: int = 256
+) -> dict[str, tuple[float, float]]:
+    """MinMax ranges of the tensors entering MatMul / Gemm nodes of ``model_dir/model.onnx``
+    over ``pairs`` (tokenized as :class:`~mirage_core.nli.OnnxNLI` tokenizes them)."""
+    from onnxruntime.quantization import CalibrationDataReader, CalibrationMethod
+    from onnxruntime.quantization.calibrate import create_calibrator
+
+    from mirage_core.nli.int8 import SETTINGS, preprocess
+    from mirage_core.onnx_models import PairTokenizer, resolve_max_length
+
+    tokenizer = PairTokenizer(model_dir, resolve_max_length(model_dir, max_length))
+
+    class Reader(CalibrationDataReader):
+        def __init__(self) -> None:
+            self.batches = iter(
+                [
+                    tokenizer([p for p, _ in chunk], [h for _, h in chunk])
+                    for chunk in (
+                        pairs[i : i + batch_size] for i in range(0, len(pairs), batch_size)
+                    )
+                ]
+            )
+
+        def get_next(self) -> dict | None:
+            return next(self.batches, None)
+
+    with tempfile.TemporaryDirectory(prefix="mirage-calibrate-") as tmp:
+        pre = preprocess(model_dir, Path(tmp) / "fp32.onnx")
+        calibrator = create_calibrator(
+            pre,
+            list(SETTINGS["op_types"]),
+            augmented_model_path=str(Path(tmp) / "augmented.onnx"),
+            calibrate_method=CalibrationMethod.MinMax,
+        )
+        calibrator.collect_data(Reader())
+        data = calibrator.compute_data()
+    return {
+        name: (float(t.range_value[0].ravel()[0]), float(t.range_value[1].ravel()[0]))
+        for name, t in data.data.items()
+    }
+
+
+def training_pairs(n: int, seed: int, data_dir: str | None) -> list[tuple[str, str]]:
+    """A seeded sample of ``n`` pairs of the training sources (held-out sets excluded)."""
+    from training.data import build_splits, sample
+
+    train = build_splits(data_dir).train_examples()
+    return [(e.premise, e.hypothesis) for e in sample(train, n, seed)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model-dir", type=Path, default=NLI_DIR)
+    parser.add_argument("--pairs", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--data-dir", default=None, help="NLI data (default ../shared/data/nli)")
+    args = parser.parse_args(argv)
+    from mirage_core.nli.int8 import write_ranges
+
+    pairs = training_pairs(args.pairs, args.seed, args.data_dir)
+    ranges = calibrate(args.model_dir, pairs)
+    about = (
+        f"MinMax over {len(pairs)} pairs of the NLI training sources (seeded sample, seed "
+        f"{args.seed}; training/data.py's split): scripts/calibrate_int8.py"
+    )
+    path = write_ranges(args.model_dir, ranges, about)
+    print(f"{path}: {len(ranges)} tensors, {path.stat().st_size / 1e3:.1f} kB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
