@@ -24,6 +24,7 @@ from mirage_core.method_settings import (
     PartnerRanking,
     QuarantinedConflicts,
     Relevance,
+    SourceCount,
 )
 
 __all__ = [
@@ -43,6 +44,7 @@ __all__ = [
     "RedundancyFilter",
     "Relevance",
     "SingleDomain",
+    "SourceCount",
 ]
 
 NLIErrorPolicy = Literal["fallback", "raise", "pass_through"]

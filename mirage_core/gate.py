@@ -25,6 +25,7 @@ from mirage_core.quarantine import conflict_weight, gate_d_min
 from mirage_core.records import CoordinationRecord, HeldBack, RuleOutcome, Tie
 from mirage_core.redundancy_filter import hold_back, redundant_passages
 from mirage_core.relevance import edge_relevance
+from mirage_core.sources import source_count, source_unit
 from mirage_core.types import Claim
 
 __all__ = [
@@ -87,13 +88,15 @@ def measure(
         ignored = int(((graph.w_contr > 0) & (mask == 0)).sum())
         coordination = replace(coordination, conflicts_ignored=ignored)
     e_supp, e_contr = graph.mass(members, weight)
-    unit = (lambda c: c.domain) if config.independence == "none" else (lambda c: c.group)
+    unit = source_unit(config)
     state = GateState(
         evidence=evidence,
         sourced=sourced,
         selected=tuple(selected),
         r_contr=e_contr / (e_supp + e_contr + _EPS),
-        d_src=len({unit(claims[i]) for i in selected}),
+        d_src=source_count(
+            claims, sourced, selected, quarantined, config, evidence.claim_embeddings
+        ),
         d_min=gate_d_min(config.d_min, m.coordinated_d_min, coordination.quarantined_claims > 0),
         n_units=len({unit(c) for c in claims}),
         edge_weight=weight,

@@ -23,10 +23,12 @@ __all__ = [
     "PartnerRanking",
     "QuarantinedConflicts",
     "Relevance",
+    "SourceCount",
 ]
 
 ContradictionScope = Literal["graph", "selected", "contested"]
 ConflictRule = Literal["tie", "majority"]
+SourceCount = Literal["selected", "corroborating"]
 ContradictionSymmetry = Literal["each", "min", "mean", "max"]
 Relevance = Literal["none", "lexical"]
 Linkage = Literal["average", "complete", "single"]
@@ -62,6 +64,11 @@ class MethodSettings:
     majority_ratio: float = field(default=1.0, metadata=rule("nonnegative"))
     """Under ``conflict_rule="majority"``, S* wins a conflict when its side has more than this
     many times the independence groups of the claim that contradicts it."""
+    source_count: SourceCount = "selected"
+    """The independent sources d_src counts: the units of S*'s claims (``"selected"``), or
+    those and the units whose claims corroborate a claim of S* (``"corroborating"``: a source
+    that states a delivered fact in its own words stands behind it; a quarantined passage
+    never counts; :mod:`mirage_core.sources`)."""
     contradiction_symmetry: ContradictionSymmetry = "mean"
     """How a pair's two directions make its contradiction weight: each its own p_contra
     (``"each"``, the published method), or the min / mean / max of both, given to both."""

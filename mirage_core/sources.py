@@ -1,0 +1,60 @@
+"""d_src: how many independent sources stand behind S*.
+
+``source_count="selected"`` counts the units (domains, or independence groups) that S*'s
+claims come from. ``"corroborating"`` adds the units whose claims corroborate a claim of S*
+(:func:`~mirage_core.corroboration.corroborate`, with the same paraphrase and fact-coverage
+settings as the selection). Corroboration is often one-way: "Edison was born in Milan, Ohio,
+in 1847" entails "He was born in Milan", not the reverse, so only the shorter claim enters S*
+and counting S*'s own units alone would see one source where two state the fact. A claim of a
+quarantined passage never counts: a planted passage contributes nothing to the delivered
+evidence, its standing included.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from mirage_core.corroboration import corroborate
+from mirage_core.graph import SourcedGraph
+from mirage_core.types import Claim
+
+if TYPE_CHECKING:
+    from mirage_core.config import MirageConfig
+
+__all__ = ["source_count", "source_unit"]
+
+
+def source_unit(config: MirageConfig) -> Callable[[Claim], object]:
+    """What one independent source is: a claim's domain, or its independence group."""
+    return (lambda c: c.domain) if config.independence == "none" else (lambda c: c.group)
+
+
+def source_count(
+    claims: Sequence[Claim],
+    sourced: SourcedGraph,
+    selected: Sequence[int],
+    quarantined: np.ndarray,
+    config: MirageConfig,
+    claim_embeddings: np.ndarray | None = None,
+) -> int:
+    """d_src of S* (``selected``) under ``config.method.source_count``."""
+    unit = source_unit(config)
+    units = {unit(claims[i]) for i in selected}
+    if config.method.source_count == "selected" or not selected:
+        return len(units)
+    m = config.method
+    support = corroborate(
+        claims,
+        sourced,
+        embeddings=claim_embeddings,
+        paraphrase_support=m.paraphrase_support,
+        fact_coverage=m.fact_coverage,
+    )
+    in_s = np.zeros(len(claims), dtype=bool)
+    in_s[np.asarray(selected, dtype=np.int64)] = True
+    backing = in_s[support.hypothesis] & ~quarantined[support.premise]
+    units.update(unit(claims[int(i)]) for i in np.unique(support.premise[backing]))
+    return len(units)
