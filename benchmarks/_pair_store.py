@@ -21,11 +21,14 @@ __all__ = ["PersistentNLI", "model_digest"]
 
 
 def model_digest(path: str | Path) -> str:
-    """SHA-1 over the weight and config files of a local model folder (16 hex digits)."""
+    """SHA-1 over the weight and config files of a local model folder (16 hex digits). The
+    int8 calibration ranges (``int8-*``) are not read by the fp32 model and do not count."""
     folder = Path(path)
     h = hashlib.sha1()
     for name in sorted(p.name for p in folder.iterdir() if p.is_file()):
-        if name.endswith((".safetensors", ".bin", ".json", ".txt")):
+        if name.endswith((".safetensors", ".bin", ".json", ".txt")) and not name.startswith(
+            "int8-"
+        ):
             h.update(name.encode())
             h.update((folder / name).read_bytes())
     return h.hexdigest()[:16]

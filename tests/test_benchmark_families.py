@@ -125,3 +125,28 @@ def test_longform_figures_on_protocol_pollution(fake_nli, clean_passages, capsys
     )
     assert list(scoreboard.longform_loaders(args)) == ["gpe-longform"]
     assert "not found" in capsys.readouterr().err
+
+
+def test_baselines_are_never_candidates():
+    """A baseline that never blocks meets every clean floor; it is measured, not chosen."""
+    from benchmarks.families import candidates_from_scoreboard
+
+    def fam_row(system, blocked):
+        return {
+            "set": "both",
+            "system": system,
+            "family": "gpt4",
+            "split": "fit",
+            "blocked": blocked,
+            "wrong": 0.0,
+        }
+
+    data = {
+        "families": [fam_row(s, b) for s, b in (("mirage", 0.9), ("ragdefender", 0.0))]
+        + [fam_row("mirage_paper", 0.5), fam_row("vanilla_rag", 0.0)],
+        "clean": [
+            {"system": "ragdefender", "split": "fit", "measure": "gpe-k5 CLEAN pass", "value": 1.0}
+        ],
+    }
+    names = [c.name for c in candidates_from_scoreboard(data)]
+    assert names == ["default", "paper()"]
