@@ -107,7 +107,7 @@ def rule_lines(runs: dict[str, dict[str, Any]]) -> list[str]:
             (c,) = [c for c in fam.candidates_from_scoreboard(run) if c.name.endswith("default")]
             every = list(c.families)
             fit, report = fam.mean_score(c, every, rule), fam.mean_score(c, every, report_rule)
-            missed = ", ".join(fam.floors_missed(c, rule)) or "none"
+            missed = ", ".join(fam.floors_missed(c, rule, every)) or "none"
             lines.append(f"| {name} | {missed} | {_pc(fit)}% | {_pc(report)}% |")
     return lines
 

@@ -150,3 +150,25 @@ def test_baselines_are_never_candidates():
     }
     names = [c.name for c in candidates_from_scoreboard(data)]
     assert names == ["default", "paper()"]
+
+
+def test_the_2026_12_04_rule_asks_for_blocking_and_counts_missing_figures():
+    from benchmarks.families import BLOCKED_FLOOR_NAME, RULE_2026_12_04, floors_missed
+
+    clean = {
+        "gpe-k5 CLEAN pass": 1.0,
+        "shortqa CLEAN pass": 1.0,
+        "biogen-k10 clean pass": 1.0,
+        "biogen-k10 MIXED contamination, worst family": 0.005,
+    }
+    never_blocks = cand("never", {"x": (0.0, 0.2), "y": (0.0, 0.2)}, clean)
+    blocks = cand("blocks", {"x": (0.7, 0.1), "y": (0.7, 0.1)}, clean | {"gpe-k5 CLEAN pass": 0.5})
+    # the older rules count floors first: the configuration that never blocks wins
+    assert choose([never_blocks, blocks], ["x"], RULE_2026_12_02)[0] is never_blocks
+    pick, _, missed = choose([never_blocks, blocks], ["x"], RULE_2026_12_04)
+    assert pick is blocks and missed == ("gpe-k5 CLEAN pass",)
+    assert floors_missed(never_blocks, RULE_2026_12_04, ["x"]) == (BLOCKED_FLOOR_NAME,)
+    # a configuration not run on a floor's data: unchecked before, missed now
+    unmeasured = cand("unmeasured", {"x": (0.6, 0.1)})
+    assert floors_missed(unmeasured, RULE_2026_12_02) == ()
+    assert len(floors_missed(unmeasured, RULE_2026_12_04, ["x"])) == 4
