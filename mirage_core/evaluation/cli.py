@@ -244,6 +244,12 @@ def _common(p: argparse.ArgumentParser) -> None:
         "--batch-size", type=int, default=16, help="queries per shared NLI call (default 16)"
     )
     p.add_argument("--threads", type=int, default=None, help="torch CPU threads for the NLI model")
+    p.add_argument(
+        "--quantize",
+        choices=["static-int8"],
+        default=None,
+        help="the NLI model's static int8 ONNX graph (the [onnx-int8] extra; default fp32)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -252,7 +258,13 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 def _nli_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     """Settings of the packaged / transformers backend the bench and calibrate commands use."""
-    return {"batch_size": max(8, min(128, 4 * args.batch_size)), "torch_threads": args.threads}
+    kwargs: dict[str, Any] = {
+        "batch_size": max(8, min(128, 4 * args.batch_size)),
+        "torch_threads": args.threads,
+    }
+    if getattr(args, "quantize", None):
+        kwargs["quantize"] = args.quantize
+    return kwargs
 
 
 def _nli(args: argparse.Namespace) -> Any:

@@ -39,7 +39,9 @@ def load_backend(spec: str | None = None, **transformers_kwargs: Any) -> Any:
     ``transformers_kwargs`` (device, batch_size, torch_threads, cache_size, ...) go to
     :class:`~mirage_core.nli.TransformersNLI` only. Without torch (or with
     ``MIRAGE_RUNTIME=onnx``) the model runs on :class:`~mirage_core.nli.onnx_nli.OnnxNLI`:
-    ``torch_threads`` becomes its ``threads``; a CPU-only, full-precision run is all it does.
+    ``torch_threads`` becomes its ``threads``; it runs on the CPU. ``quantize="static-int8"``
+    always means :class:`~mirage_core.nli.onnx_nli.OnnxNLI`'s static int8 graph, whichever
+    runtime is installed (torch's ``quantize=True``, dynamic int8, is torch only).
     """
     from mirage_core.nli.base import CallableNLI
 
@@ -55,17 +57,20 @@ def load_backend(spec: str | None = None, **transformers_kwargs: Any) -> Any:
             raise ValueError(f"{spec} is neither an NLI backend nor a scorer function")
     from mirage_core.onnx_models import use_onnx
 
-    if use_onnx():
+    static_int8 = transformers_kwargs.get("quantize") == "static-int8"
+    if static_int8 or use_onnx():
         from mirage_core.nli.onnx_nli import OnnxNLI
 
         kw = dict(transformers_kwargs)
         threads = kw.pop("torch_threads", None)
-        if kw.pop("device", "cpu") not in ("auto", "cpu") or kw.pop("quantize", False):
+        quantize = kw.pop("quantize", None) or None
+        if kw.pop("device", "cpu") not in ("auto", "cpu") or quantize not in (None, "static-int8"):
             raise ValueError(
-                "the ONNX runtime runs fp32 on the CPU (device and quantize need torch)"
+                "the ONNX runtime runs on the CPU, in fp32 or quantize='static-int8' "
+                "(a device and dynamic int8 need torch)"
             )
         kw.pop("runtime", None)
-        return OnnxNLI(spec, threads=threads, **kw)
+        return OnnxNLI(spec, threads=threads, quantize=quantize, **kw)
     from mirage_core.nli.transformers_nli import TransformersNLI
 
     return TransformersNLI(spec, **transformers_kwargs)

@@ -208,3 +208,24 @@ def test_calibrate_takes_the_opt_in_rules_choices(tmp_path, query_file, nli_modu
     assert cfg.redundancy_filter in ("none", "multi_hop")
     assert main([*args, "--answer-conflict-context", "page"]) != 0  # the last one counts
     assert "answer_conflict_context must be one of" in capsys.readouterr().err
+
+
+def test_bench_quantize_reaches_the_backend(tmp_path, query_file, monkeypatch, capsys):
+    import mirage_core.nli.loading as loading
+    from mirage_core import CallableNLI
+    from tests.conftest import lexical_nli
+
+    asked = {}
+
+    def spy(spec=None, **kwargs):
+        asked.update(kwargs, spec=spec)
+        return CallableNLI(lexical_nli)
+
+    monkeypatch.setattr(loading, "load_backend", spy)
+    args = ["bench", "--dataset", str(query_file), "--limit", "1", "--families", "unambiguous"]
+    args += ["--out", str(tmp_path / "bench"), "--no-plots", "--no-progress"]
+    assert main([*args, "--quantize", "static-int8"]) == 0
+    assert asked["quantize"] == "static-int8" and asked["spec"] is None
+    asked.clear()
+    assert main(args) == 0
+    assert "quantize" not in asked  # fp32 unless asked

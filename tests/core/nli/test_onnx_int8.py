@@ -136,3 +136,18 @@ def test_packaged_model_static_int8(cache: Path) -> None:
     np.testing.assert_allclose(together, alone, atol=1e-6)
     assert together[-1].argmax() == 2  # 1889 vs 1925: a contradiction, as fp32 says
     assert fp32.predict(premises[-1:], hypotheses[-1:])[0].argmax() == 2
+
+
+def test_load_backend_builds_static_int8_on_either_runtime(
+    int8_dir: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mirage_core.nli.loading import load_backend
+
+    for runtime in ("torch", "onnx"):
+        monkeypatch.setenv("MIRAGE_RUNTIME", runtime)
+        nli = load_backend(str(int8_dir), quantize="static-int8", torch_threads=1)
+        assert isinstance(nli, OnnxNLI) and nli.quantize == "static-int8"
+    monkeypatch.setenv("MIRAGE_RUNTIME", "onnx")
+    assert load_backend(str(int8_dir)).quantize is None
+    with pytest.raises(ValueError, match="dynamic int8 need torch"):
+        load_backend(str(int8_dir), quantize=True)
