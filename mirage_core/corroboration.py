@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -25,7 +26,16 @@ from mirage_core.factcheck import fact_tokens
 from mirage_core.graph import SourcedGraph
 from mirage_core.types import Claim
 
-__all__ = ["Corroboration", "claim_facts", "corroborate"]
+if TYPE_CHECKING:
+    from mirage_core.config import MirageConfig
+
+__all__ = [
+    "Corroboration",
+    "claim_facts",
+    "configured_corroboration",
+    "corroborate",
+    "selection_corroborates",
+]
 
 _BLOCK = 512  # rows of the cosine matrix computed at once (memory stays O(block · n))
 
@@ -117,3 +127,36 @@ def corroborate(
         by_group = np.unique(np.stack([hypothesis, groups[premise]]), axis=1)
         counts = np.bincount(by_group[0], minlength=n).astype(np.int64)
     return Corroboration(counts, premise, hypothesis)
+
+
+def selection_corroborates(config: MirageConfig) -> bool:
+    """Whether the selection reads :func:`corroborate` (paraphrase or fact coverage under
+    ``min_support``) rather than n(c)."""
+    m = config.method
+    return bool(config.min_support and (m.paraphrase_support is not None or m.fact_coverage))
+
+
+def configured_corroboration(
+    claims: Sequence[Claim],
+    sourced: SourcedGraph,
+    config: MirageConfig,
+    embeddings: np.ndarray | None = None,
+) -> Corroboration | None:
+    """:func:`corroborate` with ``config``'s paraphrase and fact-coverage settings, once per
+    query for every step that reads it (the selection, d_src under ``source_count=
+    "corroborating"``, the majority rule); ``None`` when none of them does."""
+    m = config.method
+    needed = (
+        selection_corroborates(config)
+        or m.source_count == "corroborating"
+        or (config.block_on_tie and m.conflict_rule == "majority")
+    )
+    if not needed:
+        return None
+    return corroborate(
+        claims,
+        sourced,
+        embeddings=embeddings,
+        paraphrase_support=m.paraphrase_support,
+        fact_coverage=m.fact_coverage,
+    )

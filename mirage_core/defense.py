@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from mirage_core.config import MirageConfig
+from mirage_core.corroboration import configured_corroboration
 from mirage_core.embeddings import Embedder, as_embedder
 from mirage_core.evidence import Evidence, prepare_evidence
 from mirage_core.gate import decide, measure
@@ -188,7 +189,8 @@ class Mirage:
     def _verdict(
         self, item: _Query, probs: np.ndarray | None, error: BaseException | None
     ) -> Verdict:
-        """Graph → quarantine → selection → contradiction mass and sources → gate."""
+        """Graph → quarantine → corroboration → selection → contradiction mass and sources →
+        gate."""
         cfg, evidence, claims = self.config, item.evidence, item.evidence.claims
         if evidence.early_reason is not None or error is not None or item.pairs is None:
             return self._unverified(item, error)
@@ -200,9 +202,12 @@ class Mirage:
             evidence.coordinated, claims, sourced.graph, sourced.groups, cfg
         )
         t1 = time.perf_counter()
-        selected, scores = select_claims(claims, sourced, allowed, cfg, evidence.claim_embeddings)
+        corroboration = configured_corroboration(claims, sourced, cfg, evidence.claim_embeddings)
+        selected, scores = select_claims(claims, sourced, allowed, cfg, corroboration)
         t2 = time.perf_counter()
-        state, coordination = measure(evidence, sourced, selected, quarantined, coordination, cfg)
+        state, coordination = measure(
+            evidence, sourced, selected, quarantined, coordination, cfg, corroboration
+        )
         decision = decide(state, coordination)
         evidence.timings.update(graph=t1 - t0, select=t2 - t1, gate=time.perf_counter() - t2)
         return make_verdict(

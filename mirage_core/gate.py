@@ -18,6 +18,7 @@ import numpy as np
 
 from mirage_core.answer_conflict import answer_conflicts, topic_context
 from mirage_core.config import MirageConfig
+from mirage_core.corroboration import Corroboration
 from mirage_core.evidence import Evidence
 from mirage_core.graph import ClaimGraph, SourcedGraph
 from mirage_core.majority import MajorityRule
@@ -57,6 +58,8 @@ class GateState:
     n_units: int  # independent units (domains or groups) in the whole evidence
     edge_weight: np.ndarray | None  # per directed edge: what it weighs in r_contr
     config: MirageConfig
+    #: who corroborates each claim, when a step reads it (``configured_corroboration``)
+    corroboration: Corroboration | None = None
 
     @property
     def claims(self) -> list[Claim]:
@@ -70,6 +73,7 @@ def measure(
     quarantined: np.ndarray,
     coordination: CoordinationRecord,
     config: MirageConfig,
+    corroboration: Corroboration | None = None,
 ) -> tuple[GateState, CoordinationRecord]:
     """The gate's measures: r_contr (each edge weighed by its claims' relevance to the query;
     over S* or the whole graph) and d_src (distinct domains, or independence groups). Returns
@@ -94,13 +98,12 @@ def measure(
         sourced=sourced,
         selected=tuple(selected),
         r_contr=e_contr / (e_supp + e_contr + _EPS),
-        d_src=source_count(
-            claims, sourced, selected, quarantined, config, evidence.claim_embeddings
-        ),
+        d_src=source_count(claims, selected, quarantined, config, corroboration),
         d_min=gate_d_min(config.d_min, m.coordinated_d_min, coordination.quarantined_claims > 0),
         n_units=len({unit(c) for c in claims}),
         edge_weight=weight,
         config=config,
+        corroboration=corroboration,
     )
     return state, coordination
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from mirage_core.corroboration import Corroboration, corroborate
+from mirage_core.corroboration import Corroboration
 from mirage_core.graph import ClaimGraph
 from mirage_core.records import RuleOutcome, Tie
 
@@ -92,14 +92,9 @@ class MajorityRule:
     def check(self, state: GateState) -> RuleOutcome | None:
         if not state.config.block_on_tie:
             return None
-        sourced, m = state.sourced, state.config.method
-        support = corroborate(
-            state.claims,
-            sourced,
-            embeddings=state.evidence.claim_embeddings,
-            paraphrase_support=m.paraphrase_support,
-            fact_coverage=m.fact_coverage,
-        )
+        sourced, support = state.sourced, state.corroboration
+        if support is None:
+            raise ValueError("the majority rule needs the query's corroboration")
         found = conflicts(
             sourced.graph,
             sourced.groups,

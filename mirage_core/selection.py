@@ -8,7 +8,7 @@ import numpy as np
 from scipy import sparse
 
 from mirage_core.config import MirageConfig
-from mirage_core.corroboration import corroborate
+from mirage_core.corroboration import Corroboration, selection_corroborates
 from mirage_core.graph import SourcedGraph, claim_scores
 from mirage_core.types import Claim
 
@@ -44,21 +44,17 @@ def select_claims(
     sourced: SourcedGraph,
     allowed: np.ndarray,
     config: MirageConfig,
-    claim_embeddings: np.ndarray | None = None,
+    corroboration: Corroboration | None = None,
 ) -> tuple[list[int], np.ndarray]:
     """``(S* in pick order, s(c))``: claims with ``min_support`` corroborating groups that the
     quarantine ``allowed``, picked greedily. Corroboration is n(c) (NLI support), or with
-    ``paraphrase_support`` / ``fact_coverage`` set, :func:`~mirage_core.corroboration.corroborate`."""
+    ``paraphrase_support`` / ``fact_coverage`` set, ``corroboration``
+    (:func:`~mirage_core.corroboration.configured_corroboration`)."""
     scores = claim_scores(claims, sourced.support, config)
-    m = config.method
     support = sourced.support
-    if config.min_support and (m.paraphrase_support is not None or m.fact_coverage):
-        support = corroborate(
-            claims,
-            sourced,
-            embeddings=claim_embeddings,
-            paraphrase_support=m.paraphrase_support,
-            fact_coverage=m.fact_coverage,
-        ).counts
+    if selection_corroborates(config):
+        if corroboration is None:
+            raise ValueError("min_support with paraphrase or fact coverage needs corroboration")
+        support = corroboration.counts
     eligible = (support >= config.min_support) & allowed
     return greedy_select(scores, sourced.graph.interaction_matrix(), eligible), scores

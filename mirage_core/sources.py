@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from mirage_core.corroboration import corroborate
-from mirage_core.graph import SourcedGraph
+from mirage_core.corroboration import Corroboration
 from mirage_core.types import Claim
 
 if TYPE_CHECKING:
@@ -34,27 +33,21 @@ def source_unit(config: MirageConfig) -> Callable[[Claim], object]:
 
 def source_count(
     claims: Sequence[Claim],
-    sourced: SourcedGraph,
     selected: Sequence[int],
     quarantined: np.ndarray,
     config: MirageConfig,
-    claim_embeddings: np.ndarray | None = None,
+    corroboration: Corroboration | None = None,
 ) -> int:
-    """d_src of S* (``selected``) under ``config.method.source_count``."""
+    """d_src of S* (``selected``) under ``config.method.source_count`` (``"corroborating"``
+    reads ``corroboration``, :func:`~mirage_core.corroboration.configured_corroboration`)."""
     unit = source_unit(config)
     units = {unit(claims[i]) for i in selected}
     if config.method.source_count == "selected" or not selected:
         return len(units)
-    m = config.method
-    support = corroborate(
-        claims,
-        sourced,
-        embeddings=claim_embeddings,
-        paraphrase_support=m.paraphrase_support,
-        fact_coverage=m.fact_coverage,
-    )
+    if corroboration is None:
+        raise ValueError('source_count="corroborating" needs corroboration')
     in_s = np.zeros(len(claims), dtype=bool)
     in_s[np.asarray(selected, dtype=np.int64)] = True
-    backing = in_s[support.hypothesis] & ~quarantined[support.premise]
-    units.update(unit(claims[int(i)]) for i in np.unique(support.premise[backing]))
+    backing = in_s[corroboration.hypothesis] & ~quarantined[corroboration.premise]
+    units.update(unit(claims[int(i)]) for i in np.unique(corroboration.premise[backing]))
     return len(units)
