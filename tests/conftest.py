@@ -5,6 +5,9 @@ The double is for algorithm and adapter plumbing tests only; it is never a defau
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -13,6 +16,15 @@ from mirage_core.claims import content_tokens
 from mirage_core.factcheck import fact_conflict
 
 _NEGATIONS = {"not", "no", "never", "n't"}
+_SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+
+
+def load_script(name: str):
+    """``scripts/<name>.py`` as a module (the scripts folder is not a package)."""
+    spec = importlib.util.spec_from_file_location(name, _SCRIPTS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def lexical_nli(premises: list[str], hypotheses: list[str]) -> np.ndarray:

@@ -3,7 +3,6 @@ test model and exported here with scripts/export_onnx.py; default_embedder's cho
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -21,6 +20,7 @@ pytest.importorskip("tokenizers")
 
 from mirage_core import embeddings
 from mirage_core.embeddings import MiniLMEmbedder, OnnxEmbedder
+from tests.conftest import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 TEXTS = [
@@ -35,9 +35,7 @@ TEXTS = [
 @pytest.fixture(scope="module")
 def encoder_dirs(tiny_nli_dir: Path, tmp_path_factory: pytest.TempPathFactory):
     """(fp32, fp16) encoder directories exported from the tiny model's BERT."""
-    spec = importlib.util.spec_from_file_location("export_onnx", ROOT / "scripts/export_onnx.py")
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = load_script("export_onnx")
     root = tmp_path_factory.mktemp("tiny-encoder")
     full = script.export_embedder(tiny_nli_dir, root / "fp32", fp16=False).parent
     half = script.export_embedder(tiny_nli_dir, root / "fp16", fp16=True).parent

@@ -5,7 +5,6 @@ mates. Offline (the tiny model is exported here; the packaged model's test is ma
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 from pathlib import Path
@@ -23,8 +22,8 @@ from mirage_core.errors import ModelNotFoundError
 from mirage_core.nli import OnnxNLI
 from mirage_core.nli import int8 as int8_module
 from mirage_core.nli.int8 import RANGES_FILE
+from tests.conftest import load_script
 
-ROOT = Path(__file__).resolve().parents[3]
 PREMISES = [
     "The cat sat on the mat.",
     "Paris is the capital of France.",
@@ -43,13 +42,6 @@ HYPOTHESES = [
     "The team lost the game on Monday.",
     "The price fell.",
 ]
-
-
-def load_script(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")

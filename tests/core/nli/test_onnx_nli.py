@@ -7,7 +7,6 @@ The export needs torch, transformers and onnx; the runtime needs onnxruntime and
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
@@ -27,6 +26,7 @@ pytest.importorskip("tokenizers")
 from mirage_core.errors import ModelNotFoundError
 from mirage_core.nli import NLIBackend, OnnxNLI, TransformersNLI, default_nli
 from mirage_core.nli.loading import load_backend
+from tests.conftest import load_script
 
 ROOT = Path(__file__).resolve().parents[3]
 EXPECTED_COLUMNS = (1, 2, 0)  # mirrors tests/core/conftest.py: [entail, neutral, contra] columns
@@ -54,17 +54,10 @@ HYPOTHESES = [
 ]
 
 
-def load_export_script():
-    spec = importlib.util.spec_from_file_location("export_onnx", ROOT / "scripts/export_onnx.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def exported_copy(src: Path, target: Path) -> Path:
     """A copy of the saved model ``src`` with its ONNX graph."""
     shutil.copytree(src, target)
-    load_export_script().export_nli(target)
+    load_script("export_onnx").export_nli(target)
     return target
 
 
