@@ -63,8 +63,9 @@ EDIT_FIGURES = ("contra_recall", "entail_called_contra", "neutral_called_contra"
 CONTRA = 2  # column of contradiction in mirage's [entail, neutral, contra] order
 
 
-def engine_pairs(limit: int, seed: int, max_pairs: int) -> tuple[list[str], list[str]]:
-    """The (premise, hypothesis) lists the engine would score for these queries."""
+def recorded_pairs(queries: list[str], evidence: list[list[Any]]) -> tuple[list[str], list[str]]:
+    """The (premise, hypothesis) lists the default engine sends to NLI for these queries (a
+    recording backend answers neutral; no model runs)."""
     premises: list[str] = []
     hypotheses: list[str] = []
 
@@ -73,8 +74,14 @@ def engine_pairs(limit: int, seed: int, max_pairs: int) -> tuple[list[str], list
         hypotheses.extend(h)
         return np.tile([0.1, 0.8, 0.1], (len(p), 1))
 
+    Mirage(MirageConfig(), nli=CallableNLI(record)).defend_many(queries, evidence)
+    return premises, hypotheses
+
+
+def engine_pairs(limit: int, seed: int, max_pairs: int) -> tuple[list[str], list[str]]:
+    """The (premise, hypothesis) lists the engine would score for these queries."""
     ds = load_gpe(limit=limit, seed=seed, k=5, attacks=())
-    Mirage(MirageConfig(), nli=CallableNLI(record)).defend_many(
+    premises, hypotheses = recorded_pairs(
         [i.query for i in ds.instances], [i.passages for i in ds.instances]
     )
     return premises[:max_pairs], hypotheses[:max_pairs]

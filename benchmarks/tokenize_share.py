@@ -14,11 +14,8 @@ from __future__ import annotations
 import argparse
 import time
 
-import numpy as np
-
+from benchmarks.nli_runtime import recorded_pairs
 from benchmarks.perf_engine import queries
-from mirage_core import Mirage, MirageConfig
-from mirage_core.nli.base import CallableNLI
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -30,18 +27,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from mirage_core.nli.onnx_nli import OnnxNLI
 
-    premises: list[str] = []
-    hypotheses: list[str] = []
-
-    def record(p: list[str], h: list[str]) -> np.ndarray:
-        premises.extend(p)
-        hypotheses.extend(h)
-        return np.tile([0.1, 0.8, 0.1], (len(p), 1))
-
     items = queries(args.queries, args.k, args.seed)
-    Mirage(MirageConfig(), nli=CallableNLI(record)).defend_many(
-        [q for q, _ in items], [p[: args.k] for _, p in items]
-    )
+    premises, hypotheses = recorded_pairs([q for q, _ in items], [p[: args.k] for _, p in items])
     nli = OnnxNLI(cache_size=0, threads=args.threads)
     texts = list(dict.fromkeys(premises + hypotheses))
     order = sorted(range(len(premises)), key=lambda i: -len(premises[i]) - len(hypotheses[i]))
