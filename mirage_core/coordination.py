@@ -185,11 +185,13 @@ def model_for(
     isolated_threshold: float | None = None,
     isolated_signals: Sequence[str] | None = None,
     signals: Sequence[str] | None = None,
+    min_tokens: float | None = None,
 ) -> CoordinationModel:
     """:data:`DEFAULT_MODEL` (with ``embeddings``) or :data:`TEXT_MODEL`, with its signals,
-    thresholds and isolated signals replaced where given (``MirageConfig.coordination_signals``
-    / ``coordination_threshold`` / ``coordination_isolated_threshold`` /
-    ``coordination_isolated_signals``). The text model has no isolated scoring, so the
+    thresholds, isolated signals and length floor replaced where given
+    (``MethodSettings.coordination_signals`` / ``coordination_threshold`` /
+    ``coordination_isolated_threshold`` / ``coordination_isolated_signals`` /
+    ``coordination_min_tokens``). The text model has no isolated scoring, so the
     isolated ones leave it unchanged."""
     model = DEFAULT_MODEL if embeddings else TEXT_MODEL
     changes: dict[str, object] = {}
@@ -197,6 +199,8 @@ def model_for(
         changes["signals"] = tuple(signals)
     if threshold is not None:
         changes["threshold"] = float(threshold)
+    if min_tokens is not None:
+        changes["min_tokens"] = float(min_tokens)
     if model.isolated_signals:
         if isolated_threshold is not None:
             changes["isolated_threshold"] = float(isolated_threshold)

@@ -188,6 +188,7 @@ def find_coordinated(evidence: Evidence, config: MirageConfig, spans: Spans | No
             m.coordination_isolated_threshold,
             m.coordination_isolated_signals,
             m.coordination_signals,
+            m.coordination_min_tokens,
         ),
         spans=spans,
     )

@@ -120,6 +120,11 @@ class MethodSettings:
         default=None, metadata=rule("kinds", optional=True, choices=ISOLATED_SIGNALS)
     )
     """Signals a group that is the whole evidence is scored on (``None``: the model's own)."""
+    coordination_min_tokens: float | None = field(
+        default=None, metadata=rule("nonnegative", optional=True)
+    )
+    """Median content tokens per passage below which a group is never flagged (``None``: the
+    model's own)."""
     coordination_absorb_margin: float | None = field(
         default=0.05, metadata=rule("unit", optional=True)
     )

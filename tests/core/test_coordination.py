@@ -452,3 +452,22 @@ def test_detail_counts_facts_no_other_member_names():
     z_good = DEFAULT_MODEL.standardize(good)["detail"]
     assert z_bad > 0 > z_good
     assert LOW_SIDE == {"novelty", "detail"} and LOW_SIDE <= set(ISOLATED_SIGNALS)
+
+
+def test_the_length_floor_is_a_method_setting(fake_nli):
+    """``coordination_min_tokens`` replaces the model's floor in the engine: the one-line planted
+    copies, below the floor, are quarantined once it is lowered to 0."""
+    from mirage_core import Mirage, MirageConfig, Passage
+
+    passages = [Passage(t, source=f"https://p{i}.example") for i, t in enumerate(PLANTED + HONEST)]
+    assert model_for(False, min_tokens=0.0).min_tokens == 0.0
+    assert model_for(False).min_tokens == TEXT_MODEL.min_tokens
+
+    def quarantined(method: MethodSettings) -> tuple[int, ...]:
+        cfg = MirageConfig(coordination="text", method=method)
+        record = Mirage(cfg, nli=fake_nli).defend(QUERY, passages).coordination
+        return () if record is None else record.passages
+
+    kept = MethodSettings(coordination_self_conflict=None)  # the test NLI has them disagree
+    assert quarantined(kept) == ()
+    assert quarantined(kept.replace(coordination_min_tokens=0.0)) == (0, 1, 2)
