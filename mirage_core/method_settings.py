@@ -72,7 +72,7 @@ class MethodSettings:
     contradiction_symmetry: ContradictionSymmetry = "mean"
     """How a pair's two directions make its contradiction weight: each its own p_contra
     (``"each"``, the published method), or the min / mean / max of both, given to both."""
-    claim_filter: bool = field(default=True, metadata=rule("bool"))
+    claim_filter: bool = field(default=False, metadata=rule("bool"))
     """Sentences that assert nothing (questions, truncated titles, headlines, bylines, site
     names, list introductions) are not claims (:mod:`mirage_core.claim_filter`)."""
     min_claim_tokens: int = field(default=2, metadata=rule("int"))
@@ -82,7 +82,7 @@ class MethodSettings:
     edge by the lower relevance of its two claims (``"none"``: every claim fully relevant)."""
     relevance_saturation: float = field(default=0.5, metadata=rule("positive_unit"))
     """Share of the query's content words at which a claim counts as fully relevant."""
-    fact_check: bool = field(default=True, metadata=rule("bool"))
+    fact_check: bool = field(default=False, metadata=rule("bool"))
     """Treat a high-overlap pair whose sentences differ in a number, date or name in the same
     position as a contradiction, whatever NLI says (:mod:`mirage_core.factcheck`)."""
     fact_overlap: float = field(default=0.5, metadata=rule("unit"))
@@ -136,7 +136,7 @@ class MethodSettings:
     """A flagged group two of whose passages contradict each other (``w_contr`` at least this)
     is released, not quarantined (``None``: off)."""
     coordinated_min_support: int | None = field(
-        default=1, metadata=rule("int", minimum=0, optional=True)
+        default=None, metadata=rule("int", minimum=0, optional=True)
     )
     """Claims of quarantined passages enter S* only with support from this many independence
     groups outside them (0: no quarantine; ``None``: never, a planted passage contributes no
