@@ -155,7 +155,7 @@ DEFAULT_MODEL = CoordinationModel(
         "detail": 0.066,
     },
     threshold=2.5,
-    min_tokens=0.0,
+    min_tokens=14.0,
     isolated_signals=("answer_focus", "novelty", "cosine"),
     isolated_threshold=0.572,
     provenance="centers / scales: research/coordination_signals.py, seed 0 (fit half); "

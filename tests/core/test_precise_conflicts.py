@@ -101,11 +101,12 @@ def test_paper_keeps_each_direction_and_no_relevance():
     cfg = MirageConfig.paper()
     assert cfg.method.contradiction_symmetry == "each"
     assert cfg.method.relevance == "none"
-    assert cfg.method.claim_filter is True
+    assert cfg.method.claim_filter is False and cfg.method.fact_check is False
 
 
 @pytest.mark.model
-def test_non_claims_are_in_the_verdict(mirage):
+def test_non_claims_are_in_the_verdict(fake_nli):
+    mirage = Mirage(MirageConfig(method=MethodSettings(claim_filter=True)), nli=fake_nli)
     passages = [
         Passage(
             "When was the Eiffel Tower completed? The Eiffel Tower was completed in 1889.",

@@ -12,6 +12,7 @@ import pytest
 pytest.importorskip("sklearn")
 
 from mirage_core import Mirage, MirageConfig, Passage
+from mirage_core.config import MethodSettings
 from mirage_core.graph import ClaimGraph
 from mirage_core.redundancy_filter import (
     MIN_PASSAGES,
@@ -106,7 +107,8 @@ def test_held_back_passages_leave_the_delivered_evidence(fake_nli, fake_embedder
 def test_nothing_left_to_deliver_blocks(fake_nli, fake_embedder):
     # The copies and a page with no claim: every claim of S* sits in a held-back passage.
     docs = passages([*PLANTED, "Boiling point?"])
-    v = engine(fake_nli, fake_embedder, redundancy_filter="single_hop").defend(QUERY, docs)
+    cfg = dict(redundancy_filter="single_hop", method=MethodSettings(claim_filter=True))
+    v = engine(fake_nli, fake_embedder, **cfg).defend(QUERY, docs)
     assert {c.passage_index for c in v.claims} == {0, 1, 2}
     assert set(v.extras["redundancy"]["passages"]) >= {0, 1, 2}
     assert v.decision == "fallback"

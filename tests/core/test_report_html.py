@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from mirage_core import CallableNLI, Mirage, MirageConfig, Passage, cli
+from mirage_core.config import MethodSettings
 from mirage_core.report_html import render_html
 from tests.conftest import entail_all
 
@@ -267,16 +268,15 @@ def test_packaged_model_rejects_the_polluted_answer(tmp_path):
 
 
 @pytest.mark.model
-def test_non_claims_and_query_relevance_are_shown(mirage, polluted_passages):
+def test_non_claims_and_query_relevance_are_shown(fake_nli, polluted_passages):
     question = Passage(
         "When was the Eiffel Tower completed? The tower was completed in 1889.",
         source="https://faq.example/eiffel",
     )
     rows = [*polluted_passages, question]
-    verdict = mirage.defend(QUERY, rows)
-    skipped = verdict.extras.get("non_claims") or []
-    if not skipped or verdict.relevance is None:
-        pytest.skip("this configuration filters no sentence or measures no relevance")
+    config = MirageConfig(method=MethodSettings(claim_filter=True))
+    verdict = Mirage(config, nli=fake_nli).defend(QUERY, rows)
+    assert verdict.extras.get("non_claims") and verdict.relevance is not None
     page = verdict.to_html(rows)
     nc = re.findall(r'<mark class="nc" title="not a claim: [^"]+">([^<]*)</mark>', page)
     assert "When was the Eiffel Tower completed?" in nc

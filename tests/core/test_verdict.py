@@ -3,6 +3,8 @@ import json
 import networkx as nx
 import pytest
 
+from mirage_core import Mirage, MirageConfig
+from mirage_core.config import MethodSettings
 from mirage_core.prompts import FALLBACK_PROMPT, format_claims, render_prompt
 
 QUERY = "When was the Eiffel Tower completed?"
@@ -42,8 +44,9 @@ def test_to_networkx_mirrors_the_graph(mirage, clean_passages):
 
 
 @pytest.mark.model
-def test_explain_names_decision_and_contradictions(mirage, polluted_passages):
-    text = mirage.defend(QUERY, polluted_passages).explain()
+def test_explain_names_decision_and_contradictions(fake_nli, polluted_passages):
+    cfg = MirageConfig(method=MethodSettings(fact_check=True))
+    text = Mirage(cfg, nli=fake_nli).defend(QUERY, polluted_passages).explain()
     assert "FALLBACK" in text and "⟂" in text and "fact conflict" in text
 
 
