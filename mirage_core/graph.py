@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy import sparse
 
+from mirage_core.adjacency import Adjacency
 from mirage_core.config import MirageConfig
 from mirage_core.types import Claim
 
@@ -118,12 +118,10 @@ class ClaimGraph:
             return self
         return replace(self, w_supp=np.where(same, 0.0, self.w_supp))
 
-    def interaction_matrix(self) -> sparse.csr_matrix:
+    def interaction_matrix(self) -> Adjacency:
         """M[c, j] = w_supp(c,j) + w_supp(j,c) − w_contr(c,j) − w_contr(j,c) (symmetric)."""
         net = self.w_supp - self.w_contr
-        n = self.n_claims
-        m = sparse.coo_matrix((net, (self.premise, self.hypothesis)), shape=(n, n))
-        return (m + m.T).tocsr()
+        return Adjacency.symmetric(self.n_claims, self.premise, self.hypothesis, net)
 
     def mass(
         self, members: np.ndarray | None = None, edge_weight: np.ndarray | None = None

@@ -1,7 +1,8 @@
 """Pairing: candidate pairs of claims from different sources, by token containment overlap.
 
-overlap(i, j) = |T_i ∩ T_j| / min(|T_i|, |T_j|), computed for all claims at once from a sparse
-token-incidence matrix X (claims × vocabulary): X·Xᵀ holds every intersection size.
+overlap(i, j) = |T_i ∩ T_j| / min(|T_i|, |T_j|), computed for all claims at once: the claims
+that hold each token are paired with each other and the pairs counted
+(:class:`~mirage_core.adjacency.TokenIncidence`), so only pairs that share a token appear.
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import sparse
 
+from mirage_core.adjacency import TokenIncidence
 from mirage_core.config import MirageConfig
 from mirage_core.evidence import EmbedFn, Evidence, embed_under_policy
 from mirage_core.factcheck import fact_conflict
@@ -77,18 +78,11 @@ class CandidatePairs:
         return int(self.left.size)
 
 
-def _incidence(claims: Sequence[Claim]) -> sparse.csr_matrix:
-    vocab: dict[str, int] = {}
-    indptr = [0]
-    indices: list[int] = []
-    for claim in claims:
-        indices.extend(vocab.setdefault(tok, len(vocab)) for tok in claim.tokens)
-        indptr.append(len(indices))
-    data = np.ones(len(indices), dtype=np.float32)
-    return sparse.csr_matrix(
-        (data, np.asarray(indices, dtype=np.int64), np.asarray(indptr, dtype=np.int64)),
-        shape=(len(claims), max(len(vocab), 1)),
-    )
+def _overlap(sizes: np.ndarray, left: np.ndarray, right: np.ndarray, shared: np.ndarray):
+    """|T_i ∩ T_j| / min(|T_i|, |T_j|) in float32 (the τ prefilter compares in float32)."""
+    sizes = sizes.astype(np.float32)
+    smaller = np.maximum(np.minimum(sizes[left], sizes[right]), np.float32(1.0))
+    return shared.astype(np.float32) / smaller
 
 
 def candidate_pairs(claims: Sequence[Claim], tau: float) -> CandidatePairs:
@@ -101,11 +95,9 @@ def candidate_pairs(claims: Sequence[Claim], tau: float) -> CandidatePairs:
     source_sizes = np.bincount(source_ids)
     total_cross = int((n * n - np.sum(source_sizes.astype(np.int64) ** 2)) // 2)
 
-    x = _incidence(claims)
-    sizes = np.asarray(x.sum(axis=1)).ravel()
-    inter = sparse.triu(x @ x.T, k=1).tocoo()  # only pairs sharing ≥ 1 token appear
-    left, right, shared = inter.row.astype(np.int64), inter.col.astype(np.int64), inter.data
-    overlap = shared / np.maximum(np.minimum(sizes[left], sizes[right]), 1.0)
+    tokens = TokenIncidence.of([c.tokens for c in claims])
+    left, right, shared = tokens.shared()  # only pairs sharing ≥ 1 token appear
+    overlap = _overlap(tokens.sizes, left, right, shared)
     keep = (source_ids[left] != source_ids[right]) & (overlap >= tau - 1e-12)
     left, right, overlap = left[keep], right[keep], overlap[keep].astype(np.float64)
     order = np.lexsort((right, left, -overlap))  # deterministic: overlap desc, then index
@@ -132,10 +124,8 @@ def add_paraphrase_pairs(
     if not keep.any():
         return pairs
     left, right, cos = left[keep], right[keep], cos[keep].astype(np.float64)
-    x = _incidence(claims)
-    sizes = np.asarray(x.sum(axis=1)).ravel()
-    shared = np.asarray(x[left].multiply(x[right]).sum(axis=1)).ravel()
-    overlap = shared / np.maximum(np.minimum(sizes[left], sizes[right]), 1.0)
+    tokens = TokenIncidence.of([c.tokens for c in claims])
+    overlap = _overlap(tokens.sizes, left, right, tokens.shared_of(left, right))
     all_left = np.concatenate([pairs.left, left])
     all_right = np.concatenate([pairs.right, right])
     all_overlap = np.concatenate([pairs.overlap, overlap])

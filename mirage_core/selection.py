@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import sparse
 
+from mirage_core.adjacency import Adjacency
 from mirage_core.config import MirageConfig
 from mirage_core.corroboration import Corroboration, selection_corroborates
 from mirage_core.graph import SourcedGraph, claim_scores
@@ -16,12 +16,12 @@ __all__ = ["greedy_select", "select_claims"]
 
 
 def greedy_select(
-    scores: np.ndarray, interaction: sparse.csr_matrix, eligible: np.ndarray | None = None
+    scores: np.ndarray, interaction: Adjacency, eligible: np.ndarray | None = None
 ) -> list[int]:
     """Pick claims in order of largest marginal gain until no gain is positive.
 
-    Δ(c|S) = s(c) + Σ_{j∈S} M[c, j]. The gain vector is kept and updated with one sparse row
-    per pick, so the whole selection costs O(n + edges) numpy work per pick. Ties go to the
+    Δ(c|S) = s(c) + Σ_{j∈S} M[c, j]. The gain vector is kept and updated with one adjacency
+    row per pick, so the whole selection costs O(n + edges) numpy work per pick. Ties go to the
     lower claim index (``argmax`` takes the first).
     """
     gain = np.asarray(scores, dtype=np.float64).copy()
@@ -34,8 +34,8 @@ def greedy_select(
             break
         picked.append(best)
         available[best] = False
-        row = interaction.getrow(best)
-        gain[row.indices] += row.data
+        neighbours, weights = interaction.row(best)
+        gain[neighbours] += weights
     return picked
 
 

@@ -60,5 +60,5 @@ def test_closure_follows_requirements() -> None:
     dist = md.distribution("numpy")
     want = sum(f.locate().stat().st_size for f in dist.files if Path(f.locate()).is_file())
     assert sizes == {"numpy": want}
-    assert "numpy" in pr._closure(("scipy",))  # scipy requires numpy
+    assert "numpy" in pr._closure(("mirage-rag",))  # mirage requires numpy
     assert pr._closure(("no-such-distribution-here",)) == {}

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from mirage_core import CallableNLI, Mirage, MirageConfig, Passage
+from mirage_core.adjacency import Adjacency
 from mirage_core.config import MethodSettings
 from mirage_core.graph import ClaimGraph, claim_scores, edge_weights, support_counts
 from mirage_core.pairs import candidate_pairs
@@ -102,20 +103,18 @@ def test_claim_score_formula():
 
 
 def test_greedy_order_and_stop():
-    from scipy import sparse
-
     scores = np.array([1.0, 0.8, 0.3, 0.2])
     # 0 and 1 contradict (net −2 summed both ways); 2 and 3 support (net +0.5)
     m = np.zeros((4, 4))
     m[0, 1] = m[1, 0] = -2.0
     m[2, 3] = m[3, 2] = 0.5
-    picked = greedy_select(scores, sparse.csr_matrix(m))
+    picked = greedy_select(scores, Adjacency.dense(m))
     # 0 (1.0) → 2 (0.3; 1 has 0.8−2 < 0) → 3 (0.2+0.5) → stop (1 is −1.2)
     assert picked == [0, 2, 3]
     assert greedy_select(
-        scores, sparse.csr_matrix(m), eligible=np.array([False, True, True, True])
+        scores, Adjacency.dense(m), eligible=np.array([False, True, True, True])
     ) == [1, 2, 3]
-    assert greedy_select(np.array([-0.1, 0.0]), sparse.csr_matrix((2, 2))) == []
+    assert greedy_select(np.array([-0.1, 0.0]), Adjacency.dense(np.zeros((2, 2)))) == []
 
 
 def test_interaction_matrix_sums_both_directions():

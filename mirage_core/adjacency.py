@@ -1,0 +1,120 @@
+"""Sparse structures of the engine in plain numpy: shared-token counts of claim pairs, and the
+claim graph's adjacency rows.
+
+Both are small per query (hundreds to a few thousand claims) but must never be built with a
+Python loop over pairs or as a dense n × n matrix. numpy's sort-based grouping does what a
+sparse-matrix library would, without a 140 MB dependency on the torch-free install.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Adjacency", "TokenIncidence"]
+
+
+def _sum_duplicates(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct ``keys`` in ascending order and the sum of ``values`` of each."""
+    uniq, inverse = np.unique(keys, return_inverse=True)
+    return uniq, np.bincount(inverse, weights=values, minlength=uniq.size)
+
+
+@dataclass(frozen=True)
+class TokenIncidence:
+    """Which claim holds which token: ``claim`` / ``token`` ids, one entry per distinct token of
+    a claim, sorted by token and then claim; ``sizes``: distinct tokens per claim."""
+
+    claim: np.ndarray
+    token: np.ndarray
+    sizes: np.ndarray
+
+    @classmethod
+    def of(cls, token_sets: Sequence[Iterable[str]]) -> TokenIncidence:
+        vocab: dict[str, int] = {}
+        ids = [[vocab.setdefault(t, len(vocab)) for t in set(ts)] for ts in token_sets]
+        sizes = np.fromiter((len(i) for i in ids), dtype=np.int64, count=len(ids))
+        claim = np.repeat(np.arange(len(ids), dtype=np.int64), sizes)
+        token = np.fromiter((t for i in ids for t in i), dtype=np.int64, count=int(sizes.sum()))
+        order = np.lexsort((claim, token))
+        return cls(claim[order], token[order], sizes)
+
+    @property
+    def n(self) -> int:
+        return int(self.sizes.size)
+
+    def shared(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(left, right, shared)`` for every pair ``left < right`` sharing at least one token,
+        ordered by ``(left, right)``: each token's claims are paired with each other, and the
+        pairs counted."""
+        empty = np.empty(0, dtype=np.int64)
+        if self.token.size == 0:
+            return empty, empty, empty
+        starts = np.flatnonzero(np.r_[True, self.token[1:] != self.token[:-1]])
+        ends = np.r_[starts[1:], self.token.size]
+        pos = np.arange(self.token.size)
+        # each entry is paired with the entries after it under the same token
+        reps = np.repeat(ends, ends - starts) - pos - 1
+        total = int(reps.sum())
+        if total == 0:
+            return empty, empty, empty
+        first = np.repeat(pos + 1, reps)
+        offset = np.arange(total) - np.repeat(np.cumsum(reps) - reps, reps)
+        left = np.repeat(self.claim, reps)
+        right = self.claim[first + offset]
+        keys, counts = np.unique(left * self.n + right, return_counts=True)
+        return keys // self.n, keys % self.n, counts
+
+    def shared_of(self, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+        """Shared-token counts of the given pairs (``left < right``; 0 when they share none)."""
+        l_all, r_all, counts = self.shared()
+        want = np.asarray(left, dtype=np.int64) * self.n + np.asarray(right, dtype=np.int64)
+        if counts.size == 0:
+            return np.zeros(want.size, dtype=np.int64)
+        keys = l_all * self.n + r_all  # ascending
+        at = np.minimum(np.searchsorted(keys, want), keys.size - 1)
+        return np.where(keys[at] == want, counts[at], 0)
+
+
+@dataclass(frozen=True)
+class Adjacency:
+    """A symmetric weighted adjacency in compressed rows: ``row(i)`` gives the neighbours of
+    ``i`` (each once, ascending) and the summed weights of the edges between them."""
+
+    n: int
+    indptr: np.ndarray
+    indices: np.ndarray
+    data: np.ndarray
+
+    @classmethod
+    def symmetric(
+        cls, n: int, rows: np.ndarray, cols: np.ndarray, weights: np.ndarray
+    ) -> Adjacency:
+        """A[i, j] = Σ weights of edges i→j and j→i (every edge counted in both rows)."""
+        r = np.concatenate([rows, cols]).astype(np.int64)
+        c = np.concatenate([cols, rows]).astype(np.int64)
+        keys, data = _sum_duplicates(r * n + c, np.concatenate([weights, weights]))
+        row_of = keys // max(n, 1)
+        indptr = np.r_[0, np.cumsum(np.bincount(row_of, minlength=n))].astype(np.int64)
+        return cls(n, indptr, keys % max(n, 1), data.astype(np.float64))
+
+    @classmethod
+    def dense(cls, matrix: np.ndarray) -> Adjacency:
+        """From a dense square matrix (its non-zero entries; for tests and small inputs)."""
+        m = np.asarray(matrix, dtype=np.float64)
+        rows, cols = np.nonzero(m)
+        keys = rows * m.shape[0] + cols
+        indptr = np.r_[0, np.cumsum(np.bincount(rows, minlength=m.shape[0]))].astype(np.int64)
+        return cls(m.shape[0], indptr, (keys % max(m.shape[0], 1)).astype(np.int64), m[rows, cols])
+
+    def row(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        lo, hi = self.indptr[i], self.indptr[i + 1]
+        return self.indices[lo:hi], self.data[lo:hi]
+
+    def toarray(self) -> np.ndarray:
+        out = np.zeros((self.n, self.n))
+        rows = np.repeat(np.arange(self.n), np.diff(self.indptr))
+        out[rows, self.indices] = self.data
+        return out

@@ -1,0 +1,60 @@
+"""The numpy sparse structures against a plain-Python count on random inputs."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from mirage_core.adjacency import Adjacency, TokenIncidence
+
+
+def _random_sets(rng: np.random.Generator, n: int, vocab: int) -> list[frozenset[str]]:
+    return [
+        frozenset(f"w{t}" for t in rng.integers(0, vocab, size=rng.integers(0, 8)))
+        for _ in range(n)
+    ]
+
+
+@pytest.mark.parametrize(("n", "vocab"), [(0, 5), (1, 5), (2, 3), (12, 6), (60, 40)])
+def test_shared_counts_every_pair_that_shares_a_token(n, vocab):
+    rng = np.random.default_rng(n)
+    sets = _random_sets(rng, n, vocab)
+    want = {
+        (i, j): len(sets[i] & sets[j])
+        for i, j in itertools.combinations(range(n), 2)
+        if sets[i] & sets[j]
+    }
+    inc = TokenIncidence.of(sets)
+    left, right, shared = inc.shared()
+    assert (
+        dict(zip(zip(left.tolist(), right.tolist(), strict=True), shared.tolist(), strict=True))
+        == want
+    )
+    keys = left * max(n, 1) + right
+    assert np.all(np.diff(keys) > 0)  # ordered by (left, right), each pair once
+    assert inc.sizes.tolist() == [len(s) for s in sets]
+    if n >= 2:
+        pl, pr = np.triu_indices(n, k=1)
+        got = inc.shared_of(pl, pr)
+        assert got.tolist() == [len(sets[i] & sets[j]) for i, j in zip(pl, pr, strict=True)]
+
+
+def test_adjacency_sums_both_directions_and_duplicates():
+    # 0→1 twice, 1→0 once, 2→0 once
+    rows, cols = np.array([0, 0, 1, 2]), np.array([1, 1, 0, 0])
+    weights = np.array([0.5, 0.25, -1.0, 2.0])
+    a = Adjacency.symmetric(3, rows, cols, weights)
+    dense = np.zeros((3, 3))
+    for r, c, w in zip(rows, cols, weights, strict=True):
+        dense[r, c] += w
+        dense[c, r] += w
+    np.testing.assert_array_equal(a.toarray(), dense)
+    idx, data = a.row(0)
+    assert idx.tolist() == [1, 2] and data.tolist() == [-0.25, 2.0]
+    assert a.row(1)[0].tolist() == [0]
+    np.testing.assert_array_equal(Adjacency.dense(dense).toarray(), dense)
+    assert (
+        Adjacency.symmetric(2, np.empty(0, int), np.empty(0, int), np.empty(0)).row(1)[0].size == 0
+    )
