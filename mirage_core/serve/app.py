@@ -55,15 +55,7 @@ class NLIServer:
         cfg = ServeConfig.from_dict(config)
         self.cfg = cfg
         _quiet_model_loading()
-        kwargs: dict[str, Any] = {
-            "device": cfg.device,
-            "batch_size": cfg.model_batch_size,
-            "cache_size": cfg.cache_size,
-            "quantize": cfg.quantize,
-        }
-        if cfg.torch_threads is not None:
-            kwargs["torch_threads"] = cfg.torch_threads
-        self.backend = load_backend(cfg.model, **kwargs)
+        self.backend = load_backend(cfg.model, **cfg.backend_kwargs())
         self.service = NLIService(cfg, self.backend, batch=self._batched if cfg.batching else None)
         self._batched.set_max_batch_size(cfg.max_batch_size)
         self._batched.set_batch_wait_timeout_s(cfg.batch_wait_timeout_s)

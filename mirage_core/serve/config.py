@@ -12,7 +12,7 @@ import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 __all__ = ["ServeConfig"]
 
@@ -31,7 +31,9 @@ class ServeConfig:
             dynamic int8 quantizes each forward pass's activations with one scale for the
             whole batch, so a pair's scores, and a verdict, would depend on which other
             clients' requests the dynamic batcher merged with it. ``True`` or ``None`` (int8 on
-            the CPU) trade that for speed.
+            the CPU) trade that for speed. ``"static-int8"``: the static int8 graph on ONNX
+            Runtime (:class:`~mirage_core.nli.OnnxNLI`, CPU only, the ``[onnx-int8]``
+            extra), faster and with scores that do not depend on batch mates.
         cache_size: entries of each replica's pair cache (0: none). Default 100 000.
         cache_bytes: bytes each replica's pair cache holds at most (texts and rows,
             approximately). Default 256 MiB.
@@ -66,7 +68,7 @@ class ServeConfig:
     device: str = "auto"
     model_batch_size: int = 64
     torch_threads: int | None = None
-    quantize: bool | None = False
+    quantize: bool | Literal["static-int8"] | None = False
     cache_size: int = 100_000
     cache_bytes: int = 256 * 2**20
     batching: bool = True
@@ -100,6 +102,12 @@ class ServeConfig:
                 raise ValueError(f"{name} must be a positive int, got {value!r}")
         if self.token is not None and (not isinstance(self.token, str) or not self.token.strip()):
             raise ValueError("token must be a non-empty string or None")
+        if self.quantize not in (True, False, None, "static-int8"):
+            raise ValueError(
+                f"quantize must be True, False, None or 'static-int8', got {self.quantize!r}"
+            )
+        if self.quantize == "static-int8" and self.device not in ("auto", "cpu"):
+            raise ValueError(f"quantize='static-int8' runs on the CPU, got device={self.device!r}")
         if self.batch_wait_timeout_s < 0:
             raise ValueError("batch_wait_timeout_s must be >= 0")
         if self.cache_size < 0 or self.cache_bytes < 0:
@@ -142,6 +150,18 @@ class ServeConfig:
         if not isinstance(data, dict):
             raise ValueError(f"{path}: expected an object of ServeConfig fields")
         return cls.from_dict(data)
+
+    def backend_kwargs(self) -> dict[str, Any]:
+        """What each replica passes to :func:`~mirage_core.nli.loading.load_backend`."""
+        kwargs: dict[str, Any] = {
+            "device": self.device,
+            "batch_size": self.model_batch_size,
+            "cache_size": self.cache_size,
+            "quantize": self.quantize,
+        }
+        if self.torch_threads is not None:
+            kwargs["torch_threads"] = self.torch_threads
+        return kwargs
 
     def replace(self, **changes: Any) -> ServeConfig:
         return dataclasses.replace(self, **changes)

@@ -143,3 +143,13 @@ def test_load_backend_builds_static_int8_on_either_runtime(
     assert load_backend(str(int8_dir)).quantize is None
     with pytest.raises(ValueError, match="dynamic int8 need torch"):
         load_backend(str(int8_dir), quantize=True)
+
+
+def test_a_serve_replica_loads_static_int8(int8_dir: Path, cache: Path) -> None:
+    """``mirage serve --static-int8``: each replica's backend is the static int8 graph."""
+    from mirage_core.nli.loading import load_backend
+    from mirage_core.serve.config import ServeConfig
+
+    cfg = ServeConfig(model=str(int8_dir), quantize="static-int8", torch_threads=1)
+    nli = load_backend(cfg.model, **cfg.backend_kwargs())
+    assert isinstance(nli, OnnxNLI) and nli.quantize == "static-int8"

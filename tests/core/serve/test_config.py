@@ -71,6 +71,23 @@ def test_flags_override_the_config_file(tmp_path, suffix) -> None:
     assert (config.max_batch_size, config.batching, config.port) == (8, False, 9)  # flags
     assert config.quantize is False  # full precision unless --int8
     assert config_from_args(build_parser().parse_args(["serve", "--int8"])).quantize is True
+    static = config_from_args(build_parser().parse_args(["serve", "--static-int8"]))
+    assert static.quantize == "static-int8"
+    assert static.backend_kwargs()["quantize"] == "static-int8"
+    with pytest.raises(SystemExit):  # one int8 or the other
+        build_parser().parse_args(["serve", "--int8", "--static-int8"])
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"quantize": "int4"}, "quantize must be"),
+        ({"quantize": "static-int8", "device": "cuda"}, "runs on the CPU"),
+    ],
+)
+def test_quantize_values_are_checked(changes, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        ServeConfig(**changes)
 
 
 def test_unknown_fields_in_a_file_are_refused(tmp_path) -> None:
