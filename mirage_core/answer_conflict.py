@@ -4,8 +4,7 @@ A poisoned passage is written to answer the question: it restates it ("The Eiffe
 designed by …, is 410 metres tall") and puts its own fact in the answer's place. The honest
 passage restates the question too, with the true fact. The NLI model rarely calls such a pair
 a contradiction (its wording differs everywhere else: `research/results/conflict_pairs.txt`
-measures recall near 10% at a 5% false-alarm rate), and the fact check (:mod:`mirage_core.factcheck`)
-only compares sentences worded alike. This rule reads the answer slot directly: two verified
+measures recall near 10% at a 5% false-alarm rate). This rule reads the answer slot directly: two verified
 claims from different sources that each hold at least ``min_share`` of the question's content
 words, one of them a word of what it asks (:func:`relation_stems`), are both *about the
 answer*; if they name facts of the kind the question asks for (:func:`question_kinds`:

@@ -9,7 +9,7 @@ returns ``None`` for a statement; the engine skips the named ones and reports th
 verdict.
 
 Headlines: a title-case line without end punctuation ("Storm Topples Old Oak Tree") is not a
-claim. Its words are capitalized for typography, which the fact check and a small NLI model read
+claim. Its words are capitalized for typography, which the answer-slot rule and a small NLI model read
 as names, and the article body restates what it says in a sentence that is a claim.
 """
 

@@ -38,11 +38,10 @@ __all__ = ["Mirage", "resolve_engine"]
 
 @dataclass
 class _Query:
-    """One query between its steps: the evidence, its pairs and the pairs' fact conflicts."""
+    """One query between its steps: the evidence and its pairs."""
 
     evidence: Evidence
     pairs: CandidatePairs | None = None
-    conflict: np.ndarray | None = None
 
     @property
     def n_directed(self) -> int:
@@ -183,7 +182,7 @@ class Mirage:
         if evidence.early_reason is None:
             if evidence.embeddings is None:
                 embed = None  # embeddings failed under pass_through: none for the claims either
-            item.pairs, item.conflict = build_pairs(evidence, self.config, embed)
+            item.pairs = build_pairs(evidence, self.config, embed)
         return item
 
     def _verdict(
@@ -197,7 +196,7 @@ class Mirage:
         t0 = time.perf_counter()
         pairs = item.pairs
         probs = np.empty((0, 3)) if probs is None else probs  # a query with no pair
-        sourced = build_graph(claims, pairs.left, pairs.right, probs, item.conflict, cfg)
+        sourced = build_graph(claims, pairs.left, pairs.right, probs, cfg)
         allowed, quarantined, coordination = apply_quarantine(
             evidence.coordinated, claims, sourced.graph, sourced.groups, cfg
         )

@@ -61,12 +61,11 @@ def _conflicts(v: Verdict) -> list[str]:
         return e.w_contr * min(rel[e.premise], rel[e.hypothesis])
 
     for e in sorted(contra, key=lambda e: -weight(e))[:5]:
-        tag = " (fact conflict)" if e.fact_conflict else ""
         about = "" if rel is None else f" relevance={min(rel[e.premise], rel[e.hypothesis]):.2f}"
         lines.append(
             f"  [{e.premise}] {_short(v.claims[e.premise].text, 60)}  ⟂  "
             f"[{e.hypothesis}] {_short(v.claims[e.hypothesis].text, 60)}  "
-            f"p_contra={e.p_contra:.2f} w_contr={e.w_contr:.2f}{about}{tag}"
+            f"p_contra={e.p_contra:.2f} w_contr={e.w_contr:.2f}{about}"
         )
     return lines
 

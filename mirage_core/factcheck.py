@@ -1,10 +1,12 @@
-"""The fact-conflict check beside the NLI model (``docs/method.md``, options beyond the paper).
+"""Fact tokens (numbers, months, proper names) and the minimal edit that swaps one.
 
-NLI models, small and large, are weak at numbers and names: "born in 1961" vs "born in 1975"
-often comes out neutral. When two claims share most of their wording and differ, at the same
-position, in a number, a date or a proper name, the pair is a contradiction whatever the model
-says. Alignment is difflib's: a *short* replaced segment (≤ 3 tokens each side) with a fact
-token of the same kind on both sides is a conflict; additions alone never are.
+:func:`fact_tokens` is what the answer-slot rule, corroboration's fact coverage and the
+coordination signals read. :func:`fact_conflict_kind` tells whether two sentences worded alike
+differ, at the same position, in a fact ("born in 1961" / "born in 1975"): alignment is
+difflib's, a *short* replaced segment (≤ 3 tokens each side) with a fact token of the same kind
+on both sides is a swap, additions alone never are. The engine does not treat such a pair as
+a contradiction by itself (its leave-one-family-out value was nil, ``docs/decisions.md``); the
+test suite's lexical NLI double and ``research/factcheck_precision.py`` use it.
 """
 
 from __future__ import annotations

@@ -46,23 +46,16 @@ def symmetric_contra(probs: np.ndarray, symmetry: str = "each") -> np.ndarray:
 
 
 def edge_weights(
-    probs: np.ndarray,
-    kappa: float,
-    conflict: np.ndarray | None = None,
-    p_contra: np.ndarray | None = None,
+    probs: np.ndarray, kappa: float, p_contra: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """w_supp = max(0, 2·p_entail − 1); w_contr = p_contra where p_contra ≥ κ, else 0.
 
     ``p_contra`` overrides ``probs[:, 2]`` (both directions combined, see
-    :func:`symmetric_contra`). A fact conflict (see :mod:`mirage_core.factcheck`) sets
-    w_contr = 1 and w_supp = 0.
+    :func:`symmetric_contra`).
     """
     pc = probs[:, 2] if p_contra is None else p_contra
     w_supp = np.maximum(0.0, 2.0 * probs[:, 0] - 1.0)
     w_contr = np.where(pc >= kappa, pc, 0.0)
-    if conflict is not None and conflict.any():
-        w_supp = np.where(conflict, 0.0, w_supp)
-        w_contr = np.where(conflict, 1.0, w_contr)
     return w_supp, w_contr
 
 
@@ -76,7 +69,6 @@ class ClaimGraph:
     probs: np.ndarray  # (E, 3) [entail, neutral, contra]
     w_supp: np.ndarray  # (E,)
     w_contr: np.ndarray  # (E,)
-    fact_conflict: np.ndarray  # (E,) bool
 
     @classmethod
     def build(
@@ -86,26 +78,20 @@ class ClaimGraph:
         right: np.ndarray,
         probs: np.ndarray,
         kappa: float,
-        conflict: np.ndarray | None = None,
         symmetry: str = "each",
     ) -> ClaimGraph:
         """``probs`` rows: first ``left→right`` for every pair, then ``right→left``.
         ``symmetry`` combines the two directions' p_contra (:func:`symmetric_contra`)."""
         premise = np.concatenate([left, right]).astype(np.int64)
         hypothesis = np.concatenate([right, left]).astype(np.int64)
-        both = (
-            np.zeros(premise.size, dtype=bool)
-            if conflict is None
-            else np.concatenate([conflict, conflict])
-        )
-        w_supp, w_contr = edge_weights(probs, kappa, both, symmetric_contra(probs, symmetry))
-        return cls(n_claims, premise, hypothesis, probs, w_supp, w_contr, both)
+        w_supp, w_contr = edge_weights(probs, kappa, symmetric_contra(probs, symmetry))
+        return cls(n_claims, premise, hypothesis, probs, w_supp, w_contr)
 
     @classmethod
     def empty(cls, n_claims: int) -> ClaimGraph:
         e = np.empty(0, dtype=np.int64)
         f = np.empty(0)
-        return cls(n_claims, e, e, np.empty((0, 3)), f, f, np.empty(0, dtype=bool))
+        return cls(n_claims, e, e, np.empty((0, 3)), f, f)
 
     def __len__(self) -> int:
         return int(self.premise.size)
@@ -188,7 +174,6 @@ def build_graph(
     left: np.ndarray,
     right: np.ndarray,
     probs: np.ndarray,
-    conflict: np.ndarray | None,
     config: MirageConfig,
 ) -> SourcedGraph:
     """NLI edges of the scored pairs (``probs``: both directions, left→right first), support
@@ -196,7 +181,7 @@ def build_graph(
     n = len(claims)
     m = config.method
     graph = (
-        ClaimGraph.build(n, left, right, probs, m.kappa, conflict, m.contradiction_symmetry)
+        ClaimGraph.build(n, left, right, probs, m.kappa, m.contradiction_symmetry)
         if len(left)
         else ClaimGraph.empty(n)
     )

@@ -37,8 +37,6 @@ QuarantinedConflicts = Literal["count", "ignore"]
 AnswerConflictScope = Literal["claim", "passage"]
 AnswerConflictContext = Literal["claim", "lead+previous"]
 
-FACT_KINDS = ("number", "month", "name")
-
 
 @dataclass(frozen=True)
 class MethodSettings:
@@ -82,18 +80,6 @@ class MethodSettings:
     edge by the lower relevance of its two claims (``"none"``: every claim fully relevant)."""
     relevance_saturation: float = field(default=0.5, metadata=rule("positive_unit"))
     """Share of the query's content words at which a claim counts as fully relevant."""
-    fact_check: bool = field(default=False, metadata=rule("bool"))
-    """Treat a high-overlap pair whose sentences differ in a number, date or name in the same
-    position as a contradiction, whatever NLI says (:mod:`mirage_core.factcheck`)."""
-    fact_overlap: float = field(default=0.5, metadata=rule("unit"))
-    """Token overlap a pair needs before the fact check compares it."""
-    fact_kinds: tuple[str, ...] = field(
-        default=FACT_KINDS, metadata=rule("kinds", choices=FACT_KINDS)
-    )
-    """The fact kinds whose difference is a conflict (``number``, ``month``, ``name``)."""
-    fact_similarity: float = field(default=0.7, metadata=rule("unit"))
-    """Share of the shorter sentence's tokens that must align with the other's for the fact
-    check to compare them: a minimal edit keeps the rest of the sentence."""
     answer_conflict_scope: AnswerConflictScope = "claim"
     """Where the answer-slot rule looks for a fact two claims share: the two sentences, or each
     claim's facts against the other claim's whole passage."""
@@ -163,11 +149,10 @@ class MethodSettings:
 
     @classmethod
     def paper(cls, **overrides: Any) -> MethodSettings:
-        """The published method's internals: no fact check, no relevance weighting, per-direction
+        """The published method's internals: no relevance weighting, per-direction
         contradiction at κ = 0.5, no quarantine."""
         base: dict[str, Any] = dict(
             kappa=0.5,
-            fact_check=False,
             contradiction_symmetry="each",
             relevance="none",
             coordinated_min_support=0,

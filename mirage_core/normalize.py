@@ -1,4 +1,4 @@
-"""Text normalization at the door: every step (claims, NLI, embedder, fact check, prompt) reads
+"""Text normalization at the door: every step (claims, NLI, embedder, signals, prompt) reads
 the same text, and invisible or look-alike characters cannot hide a word from any of them.
 
 For each passage :func:`normalize_text` applies, in one pass:

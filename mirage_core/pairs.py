@@ -16,7 +16,6 @@ import numpy as np
 from mirage_core.adjacency import TokenIncidence
 from mirage_core.config import MirageConfig
 from mirage_core.evidence import EmbedFn, Evidence, embed_under_policy
-from mirage_core.factcheck import fact_conflict
 from mirage_core.pair_budget import apply_budget
 from mirage_core.types import Claim
 
@@ -25,7 +24,6 @@ __all__ = [
     "add_paraphrase_pairs",
     "build_pairs",
     "candidate_pairs",
-    "fact_conflicts",
     "rank_by_similarity",
 ]
 
@@ -153,30 +151,12 @@ def rank_by_similarity(pairs: CandidatePairs, embeddings: np.ndarray) -> Candida
     return pairs.take(order, cos[order])
 
 
-def fact_conflicts(
-    pairs: CandidatePairs, claims: Sequence[Claim], config: MirageConfig
-) -> np.ndarray | None:
-    """Per pair: do its sentences differ in a fact of the same position (the fact check; only
-    pairs of overlap ≥ ``fact_overlap``)? ``None`` when the check is off or there are no pairs."""
-    m = config.method
-    if not m.fact_check or not len(pairs):
-        return None
-    return np.array(
-        [
-            ov >= m.fact_overlap
-            and fact_conflict(claims[a].text, claims[b].text, m.fact_kinds, m.fact_similarity)
-            for a, b, ov in zip(pairs.left, pairs.right, pairs.overlap, strict=True)
-        ],
-        dtype=bool,
-    )
-
-
 def build_pairs(
     evidence: Evidence, config: MirageConfig, embed: EmbedFn | None
-) -> tuple[CandidatePairs | None, np.ndarray | None]:
+) -> CandidatePairs | None:
     """Candidates by token overlap → paraphrase pairs and embedding ranking (when configured)
-    → the pair budget → the fact check. Returns ``(pairs, fact conflict per pair)``; pairs are
-    ``None`` when a failed claim embedding ended the query (``evidence.early_reason``)."""
+    → the pair budget. ``None`` when a failed claim embedding ended the query
+    (``evidence.early_reason``)."""
     t0 = time.perf_counter()
     embed_before = evidence.timings.get("embed", 0.0)
     m = config.method
@@ -187,7 +167,7 @@ def build_pairs(
     if wanted and embed is not None:
         vectors = embed_under_policy(embed, [c.text for c in claims], config, evidence)
         if evidence.early_reason is not None:
-            return None, None
+            return None
         evidence.claim_embeddings = vectors
         if vectors is not None and m.paraphrase_pairs:
             pairs = add_paraphrase_pairs(pairs, claims, vectors, m.paraphrase_threshold)
@@ -196,7 +176,6 @@ def build_pairs(
     pairs = apply_budget(
         pairs, claims, config.partners_per_claim, config.max_pairs, evidence.relevance
     )
-    conflict = fact_conflicts(pairs, claims, config)
     claim_embed = evidence.timings.get("embed", 0.0) - embed_before
     evidence.timings["pairs"] = time.perf_counter() - t0 - claim_embed
-    return pairs, conflict
+    return pairs

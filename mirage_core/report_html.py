@@ -12,7 +12,7 @@ What it shows:
   contradiction edges red, support edges green (neutral NLI pairs are counted, not drawn);
 - each passage with its sentences marked: in S* (verified, or held back when the gate blocked),
   rejected (not in S* and contradicting a claim of S*), or not selected;
-- the contradiction pairs with p_contra in both directions and whether the fact check fired.
+- the contradiction pairs with p_contra in both directions.
 
 Pure Python (``html`` and ``math``): the engine stays free of frameworks and templating
 libraries.
@@ -46,7 +46,6 @@ class _Pair:
     b: int
     p_ab: float | None  # p_contra of a → b (None: that direction was not scored)
     p_ba: float | None
-    fact_conflict: bool
 
     @property
     def strength(self) -> float:
@@ -110,21 +109,15 @@ def _states(verdict: Verdict) -> tuple[list[str], dict[int, list[int]]]:
 def _contradiction_pairs(verdict: Verdict) -> list[_Pair]:
     g = verdict.graph
     by_pair: dict[tuple[int, int], dict[str, object]] = {}
-    for p, h, probs, w, fact in zip(
-        g.premise.tolist(),
-        g.hypothesis.tolist(),
-        g.probs.tolist(),
-        g.w_contr.tolist(),
-        g.fact_conflict.tolist(),
-        strict=True,
+    for p, h, probs, w in zip(
+        g.premise.tolist(), g.hypothesis.tolist(), g.probs.tolist(), g.w_contr.tolist(), strict=True
     ):
         a, b = min(p, h), max(p, h)
-        rec = by_pair.setdefault((a, b), {"ab": None, "ba": None, "fact": False, "hit": False})
+        rec = by_pair.setdefault((a, b), {"ab": None, "ba": None, "hit": False})
         rec["ab" if p == a else "ba"] = float(probs[2])
-        rec["fact"] = bool(rec["fact"]) or bool(fact)
         rec["hit"] = bool(rec["hit"]) or w > 0
     pairs = [
-        _Pair(a, b, r["ab"], r["ba"], bool(r["fact"]))  # type: ignore[arg-type]
+        _Pair(a, b, r["ab"], r["ba"])  # type: ignore[arg-type]
         for (a, b), r in by_pair.items()
         if r["hit"]
     ]
@@ -454,14 +447,12 @@ def _contradiction_table(verdict: Verdict, states: Sequence[str], pairs: list[_P
             f'<td><a href="#claim-{pr.b}" class="tag {states[pr.b]}">[{pr.b}]</a> '
             f'<span class="pid">P{cb.passage_index}</span> {_e(cb.text)}</td>'
             f'<td class="num">{_num(pr.p_ab, 2)}</td><td class="num">{_num(pr.p_ba, 2)}</td>'
-            f"<td>{'yes' if pr.fact_conflict else ''}</td>{rel_cell}</tr>"
+            f"{rel_cell}</tr>"
         )
     rel_head = "" if rel is None else "<th>query relevance (weight in r_contr)</th>"
     return (
         "<table><thead><tr><th>claim a</th><th>claim b</th><th>p_contra a→b</th>"
-        f"<th>p_contra b→a</th><th>fact check</th>{rel_head}</tr></thead><tbody>"
-        + "".join(rows)
-        + "</tbody></table>"
+        f"<th>p_contra b→a</th>{rel_head}</tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
     )
 
 

@@ -24,7 +24,7 @@ __all__ = ["SCHEMA_VERSION", "Decision", "Edge", "Verdict", "VerifiedPassage", "
 Decision = Literal["verified", "fallback"]
 
 #: The layout of :meth:`Verdict.to_dict` (``docs/report.md`` lists its keys).
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +38,6 @@ class Edge:
     p_contra: float
     w_supp: float
     w_contr: float
-    fact_conflict: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,10 +164,9 @@ class Verdict:
                 float(pr[2]),
                 float(s),
                 float(c),
-                bool(f),
             )
-            for p, h, pr, s, c, f in zip(
-                g.premise, g.hypothesis, g.probs, g.w_supp, g.w_contr, g.fact_conflict, strict=True
+            for p, h, pr, s, c in zip(
+                g.premise, g.hypothesis, g.probs, g.w_supp, g.w_contr, strict=True
             )
         ]
 
@@ -252,7 +250,6 @@ class Verdict:
                     "p": [round(e.p_entail, 6), round(e.p_neutral, 6), round(e.p_contra, 6)],
                     "w_supp": round(e.w_supp, 6),
                     "w_contr": round(e.w_contr, 6),
-                    "fact_conflict": e.fact_conflict,
                 }
                 for e in self.edges
             ]
@@ -299,7 +296,6 @@ class Verdict:
                 p_contra=e.p_contra,
                 w_supp=e.w_supp,
                 w_contr=e.w_contr,
-                fact_conflict=e.fact_conflict,
             )
         return graph
 

@@ -2,7 +2,7 @@
 
 - False positives: cross-source claim pairs of *clean* gpe-eval evidence (benign web passages of
   one claim, k = 10 or all when fewer, first 1,200 characters, claim filter on) whose token
-  overlap reaches ``fact_overlap`` (the pairs the engine would check). Clean reputable pages
+  overlap reaches the given overlap (the pairs the check compared). Clean reputable pages
   about one claim are taken as compatible, so every flag is counted as a false positive.
 - Recall: the pollution protocol's ``unambiguous`` swaps (a number, year, month or name of a
   clean sentence replaced by the rule polluter: original vs edited sentence), and Breaking NLI's
@@ -16,7 +16,8 @@ Queries are split 50/50 (seeded, by claim id) into fit and report; both are prin
     python -m research.factcheck_precision [FACT_OVERLAP [FACT_SIMILARITY]] \
         > research/results/factcheck_precision.txt
 
-With no arguments it measures the default config's check; ``0.5 0`` is the check before the
+With no arguments it measures the check as the engine ran it while it was on (overlap 0.5,
+similarity 0.7; off since 2026-12-04, ``docs/decisions.md``); ``0.5 0`` is the check before the
 similarity floor (the comparison in the docs).
 """
 
@@ -75,11 +76,8 @@ def claims_of(passages: list[Passage]):
 
 
 def main() -> int:
-    from mirage_core.config import MirageConfig
-
-    default = MirageConfig()
-    overlap = float(sys.argv[1]) if len(sys.argv) > 1 else default.fact_overlap
-    sim = float(sys.argv[2]) if len(sys.argv) > 2 else default.fact_similarity
+    overlap = float(sys.argv[1]) if len(sys.argv) > 1 else 0.5
+    sim = float(sys.argv[2]) if len(sys.argv) > 2 else 0.7
     clean_total = Counter()
     clean_flag: dict[tuple[str, str], int] = Counter()
     swap_total: dict[tuple[str, str], int] = Counter()

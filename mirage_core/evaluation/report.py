@@ -179,8 +179,7 @@ def _markdown(result: BenchResult, rows: list[dict[str, Any]], plots: list[str])
         f"({'seeded subsample, seed ' + str(st.get('seed')) if ds.get('n_queries') != ds.get('n_available') else 'all'}); "
         f"inputs: {ds.get('n_instances')}",
         f"- NLI model: `{st.get('model', result.nli_stats.get('backend'))}`; config: r_max={cfg.get('r_max')}, "
-        f"d_min={cfg.get('d_min')}, tau={cfg.get('tau')}, kappa={cfg.get('kappa')}, min_support={cfg.get('min_support')}, "
-        f"fact_check={cfg.get('fact_check')}"
+        f"d_min={cfg.get('d_min')}, tau={cfg.get('tau')}, kappa={cfg.get('kappa')}, min_support={cfg.get('min_support')}"
         + (f" (from `{st['config_file']}`)" if st.get("config_file") else ""),
         "- regimes: "
         + "; ".join(f"**{k.upper()}** = {v}" for k, v in ds.get("regimes", {}).items()),

@@ -86,7 +86,6 @@ def test_gate_blocks_on_an_answer_conflict_the_nli_missed():
         independence="none",
         coordination="none",
         answer_conflict=None,
-        method=MethodSettings(fact_check=False),
     )
     off = Mirage(config, nli=CallableNLI(entail_all)).defend(QUERY, PASSAGES)
     assert off.passed  # NLI calls every pair an entailment: nothing else blocks
@@ -221,7 +220,6 @@ def test_config_passes_the_scope_to_the_gate():
         independence="none",
         coordination="none",
         answer_conflict=0.6,
-        method=MethodSettings(fact_check=False),
     )
     query = "What is the chemical symbol for gold?"
     passages = [
@@ -317,9 +315,7 @@ def test_config_passes_the_context_to_the_gate():
     with pytest.raises(ValueError, match="answer_conflict_context"):
         MirageConfig(method=MethodSettings(answer_conflict_context="page"))
     assert MirageConfig().method.answer_conflict_context == "claim"
-    config = MirageConfig(
-        independence="none", coordination="none", method=MethodSettings(fact_check=False)
-    )
+    config = MirageConfig(independence="none", coordination="none")
     own = Mirage(config, nli=CallableNLI(entail_all)).defend(HABSBURG, HABSBURG_PAGES)
     assert own.passed
     with_context = Mirage(

@@ -22,7 +22,7 @@ def test_defaults_and_paper():
     paper = MirageConfig.paper()
     assert paper.method.kappa == 0.5  # the published value, not the scoreboard's
     assert (
-        paper.method.fact_check is False
+        paper.method.claim_filter is False
         and paper.min_support == 0
         and paper.partners_per_claim is None
         and paper.max_pairs is None
@@ -114,7 +114,7 @@ def test_docs_table_is_generated_from_the_dataclass():
         {"quarantined_conflicts": "drop"},
         {"trust": {"a.org": 2}},
         {"trust": [("a.org", 1)]},
-        {"fact_check": "yes"},
+        {"claim_filter": "yes"},
     ],
 )
 def test_invalid_values_raise_value_error(kwargs):

@@ -25,7 +25,7 @@ def agree_all(premises, hypotheses):
 
 def _sourced(claims, left, right):
     probs = agree_all([None] * (2 * len(left)), None)
-    return build_graph(claims, np.array(left), np.array(right), probs, None, MirageConfig())
+    return build_graph(claims, np.array(left), np.array(right), probs, MirageConfig())
 
 
 def test_claim_facts_are_numbers_months_and_names():

@@ -61,8 +61,6 @@ def test_edge_weights_and_kappa_cut():
     w_supp, w_contr = edge_weights(probs, kappa=0.5)
     np.testing.assert_allclose(w_supp, [0.6, 0.0, 0.0, 0.0])
     np.testing.assert_allclose(w_contr, [0.0, 0.0, 0.0, 0.7])  # 0.49 < κ is cut
-    _, w_contr_fact = edge_weights(probs, kappa=0.5, conflict=np.array([True, False, False, False]))
-    assert w_contr_fact[0] == 1.0
 
 
 def test_support_counts_incoming_distinct_other_groups():
@@ -77,7 +75,7 @@ def test_support_counts_incoming_distinct_other_groups():
         [[0.9, 0.05, 0.05], [0.8, 0.1, 0.1], [0.9, 0.05, 0.05], [0.7, 0.2, 0.1], [0.5, 0.4, 0.1]]
     )
     w_supp, w_contr = edge_weights(probs, 0.5)
-    g = ClaimGraph(n, premise, hypothesis, probs, w_supp, w_contr, np.zeros(5, bool))
+    g = ClaimGraph(n, premise, hypothesis, probs, w_supp, w_contr)
     assert support_counts(g, groups).tolist() == [2, 0, 1, 0]
 
 

@@ -149,7 +149,7 @@ def test_poisons_the_nli_misses_are_never_delivered(fake_embedder):
 
     def run(**cfg):
         return Mirage(
-            MirageConfig(independence="embedding").replace(fact_check=False, **cfg),
+            MirageConfig(independence="embedding").replace(**cfg),
             blind,
             embedder=fake_embedder,
         ).defend(QUERY, evidence)

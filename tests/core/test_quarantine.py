@@ -135,7 +135,7 @@ def test_quarantined_conflicts_ignore_leaves_their_edges_out_of_r_contr(planted_
 
     passages, _ = planted_flagged
     nli = CallableNLI(sydney_vs_canberra)
-    base = MirageConfig(coordination="text", method=MethodSettings(fact_check=False))
+    base = MirageConfig(coordination="text")
     counted = Mirage(base, nli=nli).defend(AUSTRALIA, passages)
     assert counted.extras["coordinated_passages"] == [0, 1, 2]
     assert counted.decision == "fallback" and counted.r_contr > base.r_max

@@ -292,7 +292,7 @@ def test_answer_conflicts_are_listed_with_links_to_their_claims():
         Passage("The Eiffel Tower was completed in 1889, on time.", source="https://b.example/2"),
         Passage("The Eiffel Tower was completed in 1925.", source="https://c.example/3"),
     ]
-    config = RENDER_CONFIG.replace(independence="none", fact_check=False, answer_conflict=0.6)
+    config = RENDER_CONFIG.replace(independence="none", answer_conflict=0.6)
     verdict = Mirage(config, nli=entail).defend(QUERY, passages)
     assert verdict.decision == "fallback"
     page = render_html(verdict)

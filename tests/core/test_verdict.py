@@ -4,7 +4,6 @@ import networkx as nx
 import pytest
 
 from mirage_core import Mirage, MirageConfig
-from mirage_core.config import MethodSettings
 from mirage_core.prompts import FALLBACK_PROMPT, format_claims, render_prompt
 
 QUERY = "When was the Eiffel Tower completed?"
@@ -44,15 +43,14 @@ def test_to_networkx_mirrors_the_graph(mirage, clean_passages):
 
 
 @pytest.mark.model
-def test_explain_names_decision_and_contradictions(fake_nli, polluted_passages):
-    cfg = MirageConfig(method=MethodSettings(fact_check=True))
-    text = Mirage(cfg, nli=fake_nli).defend(QUERY, polluted_passages).explain()
-    assert "FALLBACK" in text and "⟂" in text and "fact conflict" in text
+def test_explain_names_decision_and_contradictions(mirage, polluted_passages):
+    text = mirage.defend(QUERY, polluted_passages).explain()
+    assert "FALLBACK" in text and "⟂" in text and "p_contra=" in text
 
 
 @pytest.mark.model
 def test_verified_passages_reduce_to_verified_sentences(fake_nli, clean_passages):
-    from mirage_core import Mirage, MirageConfig, Passage
+    from mirage_core import Passage
 
     mirage = Mirage(MirageConfig(r_max=0.5), fake_nli)
 

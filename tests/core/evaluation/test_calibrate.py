@@ -203,9 +203,7 @@ def test_grid_varies_the_answer_slot_context(habsburg):
     """A named choice is one more engine run per value on cache hits; the read-off matches
     full engine runs and the choice lands in the point, the table and the written config."""
     nli = CallableNLI(entail_all)
-    base = MirageConfig(
-        independence="none", coordination="none", method=MethodSettings(fact_check=False)
-    )
+    base = MirageConfig(independence="none", coordination="none")
     grid = {
         "r_max": [0.3, 1.0],
         "d_min": [1, 2],
