@@ -16,9 +16,9 @@ Queries are split 50/50 (seeded, by claim id) into fit and report; both are prin
     python -m research.factcheck_precision [FACT_OVERLAP [FACT_SIMILARITY]] \
         > research/results/factcheck_precision.txt
 
-With no arguments it measures the check as the engine ran it while it was on (overlap 0.5,
-similarity 0.7; off since 2026-12-04, ``docs/decisions.md``); ``0.5 0`` is the check before the
-similarity floor (the comparison in the docs).
+With no arguments it measures the check at overlap 0.5 and similarity 0.7 (the engine does not
+run it: ``docs/decisions.md``); ``0.5 0`` is the check without the similarity floor (the
+comparison in the docs).
 """
 
 from __future__ import annotations
