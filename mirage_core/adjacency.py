@@ -22,6 +22,11 @@ def _sum_duplicates(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, n
     return uniq, np.bincount(inverse, weights=values, minlength=uniq.size)
 
 
+def _indptr(rows: np.ndarray, n: int) -> np.ndarray:
+    """Row offsets of entries sorted by row: row ``i`` holds ``indptr[i]:indptr[i + 1]``."""
+    return np.r_[0, np.cumsum(np.bincount(rows, minlength=n))].astype(np.int64)
+
+
 @dataclass(frozen=True)
 class TokenIncidence:
     """Which claim holds which token: ``claim`` / ``token`` ids, one entry per distinct token of
@@ -96,18 +101,16 @@ class Adjacency:
         r = np.concatenate([rows, cols]).astype(np.int64)
         c = np.concatenate([cols, rows]).astype(np.int64)
         keys, data = _sum_duplicates(r * n + c, np.concatenate([weights, weights]))
-        row_of = keys // max(n, 1)
-        indptr = np.r_[0, np.cumsum(np.bincount(row_of, minlength=n))].astype(np.int64)
-        return cls(n, indptr, keys % max(n, 1), data.astype(np.float64))
+        width = max(n, 1)
+        return cls(n, _indptr(keys // width, n), keys % width, data.astype(np.float64))
 
     @classmethod
     def dense(cls, matrix: np.ndarray) -> Adjacency:
         """From a dense square matrix (its non-zero entries; for tests and small inputs)."""
         m = np.asarray(matrix, dtype=np.float64)
-        rows, cols = np.nonzero(m)
-        keys = rows * m.shape[0] + cols
-        indptr = np.r_[0, np.cumsum(np.bincount(rows, minlength=m.shape[0]))].astype(np.int64)
-        return cls(m.shape[0], indptr, (keys % max(m.shape[0], 1)).astype(np.int64), m[rows, cols])
+        rows, cols = np.nonzero(m)  # row-major: sorted by row, then column
+        n = m.shape[0]
+        return cls(n, _indptr(rows, n), cols.astype(np.int64), m[rows, cols])
 
     def row(self, i: int) -> tuple[np.ndarray, np.ndarray]:
         lo, hi = self.indptr[i], self.indptr[i + 1]
