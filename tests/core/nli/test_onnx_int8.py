@@ -23,25 +23,11 @@ from mirage_core.nli import OnnxNLI
 from mirage_core.nli import int8 as int8_module
 from mirage_core.nli.int8 import RANGES_FILE
 from tests.conftest import load_script
+from tests.core.nli.pairs import EMPTY, HYPOTHESES, PREMISES
 
-PREMISES = [
-    "The cat sat on the mat.",
-    "Paris is the capital of France.",
-    "The bank rate rose by 2 percent in March.",
-    "A dog.",
-    "The city of Berlin was founded in 1237 and its population is now about 3.7 million people.",
-    "The team won the game.",
-    "the market price rose in march " * 60,  # truncated: the longest pair of a batch
-]
-HYPOTHESES = [
-    "An animal sat on the mat.",
-    "London is the capital of France.",
-    "The rate fell.",
-    "The president of the company said the market was still high in the north, the report said.",
-    "Berlin is old.",
-    "The team lost the game on Monday.",
-    "The price fell.",
-]
+# The pairs without the empty premise: calibration and int8 scoring read real text.
+PREMISES = [p for i, p in enumerate(PREMISES) if i != EMPTY]
+HYPOTHESES = [h for i, h in enumerate(HYPOTHESES) if i != EMPTY]
 
 
 @pytest.fixture(scope="module")

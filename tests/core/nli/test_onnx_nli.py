@@ -27,31 +27,11 @@ from mirage_core.errors import ModelNotFoundError
 from mirage_core.nli import NLIBackend, OnnxNLI, TransformersNLI, default_nli
 from mirage_core.nli.loading import load_backend
 from tests.conftest import load_script
+from tests.core.nli.pairs import HYPOTHESES, PREMISES
 
 ROOT = Path(__file__).resolve().parents[3]
 EXPECTED_COLUMNS = (1, 2, 0)  # mirrors tests/core/conftest.py: [entail, neutral, contra] columns
 BLOCK_TORCH = "import sys; sys.modules['torch'] = None; sys.modules['transformers'] = None; "
-
-PREMISES = [
-    "The cat sat on the mat.",
-    "Paris is the capital of France.",
-    "The bank rate rose by 2 percent in March.",
-    "A dog.",
-    "The city of Berlin was founded in 1237 and its population is now about 3.7 million people.",
-    "The team won the game.",
-    "",
-    "the market price rose in march " * 60,  # truncated: longest_first, as transformers does
-]
-HYPOTHESES = [
-    "An animal sat on the mat.",
-    "London is the capital of France.",
-    "The rate fell.",
-    "The president of the company said the market was still high in the north, the report said.",
-    "Berlin is old.",
-    "The team lost the game on Monday.",
-    "Nothing.",
-    "The price fell.",
-]
 
 
 def exported_copy(src: Path, target: Path) -> Path:

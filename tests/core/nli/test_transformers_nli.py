@@ -16,30 +16,15 @@ transformers = pytest.importorskip("transformers")
 from mirage_core.errors import ModelNotFoundError, NLIError  # noqa: E402
 from mirage_core.nli import PRESETS, NLIBackend, TransformersNLI  # noqa: E402
 from mirage_core.nli import transformers_nli as tn  # noqa: E402
+from tests.core.nli.pairs import HYPOTHESES, PREMISES, TRUNCATED  # noqa: E402
 
 # Mirrors tests/core/conftest.py (no package __init__ here, so conftest is not importable by name).
 ID2LABEL = {0: "CONTRADICTION", 1: "Entailment", 2: "neutral"}
 EXPECTED_COLUMNS = (1, 2, 0)  # where [entail, neutral, contra] sit in the tiny model's output
 MAX_POSITIONS = 128
 
-PREMISES = [
-    "The cat sat on the mat.",
-    "Paris is the capital of France.",
-    "The bank rate rose by 2 percent in March.",
-    "A dog.",
-    "The city of Berlin was founded in 1237 and its population is now about 3.7 million people.",
-    "The team won the game.",
-    "",
-]
-HYPOTHESES = [
-    "An animal sat on the mat.",
-    "London is the capital of France.",
-    "The rate fell.",
-    "The president of the company said the market was still high in the north, the report said.",
-    "Berlin is old.",
-    "The team lost the game on Monday.",
-    "Nothing.",
-]
+# The pairs without the one past the tiny model's positions.
+PREMISES, HYPOTHESES = PREMISES[:TRUNCATED], HYPOTHESES[:TRUNCATED]
 
 
 def manual_probs(model_dir: Path, premises, hypotheses, columns) -> np.ndarray:
