@@ -148,6 +148,7 @@ def configured_corroboration(
     m = config.method
     needed = (
         selection_corroborates(config)
+        or m.corroborated_first
         or m.source_count == "corroborating"
         or (config.block_on_tie and m.conflict_rule == "majority")
     )

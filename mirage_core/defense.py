@@ -202,10 +202,12 @@ class Mirage:
         )
         t1 = time.perf_counter()
         corroboration = configured_corroboration(claims, sourced, cfg, evidence.claim_embeddings)
-        selected, scores = select_claims(claims, sourced, allowed, cfg, corroboration)
+        selected, scores, corroborated = select_claims(
+            claims, sourced, allowed, cfg, corroboration, quarantined
+        )
         t2 = time.perf_counter()
         state, coordination = measure(
-            evidence, sourced, selected, quarantined, coordination, cfg, corroboration
+            evidence, sourced, selected, quarantined, coordination, cfg, corroboration, corroborated
         )
         decision = decide(state, coordination)
         evidence.timings.update(graph=t1 - t0, select=t2 - t1, gate=time.perf_counter() - t2)

@@ -60,6 +60,8 @@ class GateState:
     config: MirageConfig
     #: who corroborates each claim, when a step reads it (``configured_corroboration``)
     corroboration: Corroboration | None = None
+    #: S* holds corroborated claims only (``corroborated_first`` found enough of them)
+    corroborated: bool = False
 
     @property
     def claims(self) -> list[Claim]:
@@ -74,6 +76,7 @@ def measure(
     coordination: CoordinationRecord,
     config: MirageConfig,
     corroboration: Corroboration | None = None,
+    corroborated: bool = False,
 ) -> tuple[GateState, CoordinationRecord]:
     """The gate's measures: r_contr (each edge weighed by its claims' relevance to the query;
     over S* or the whole graph) and d_src (distinct domains, or independence groups). Returns
@@ -98,12 +101,21 @@ def measure(
         sourced=sourced,
         selected=tuple(selected),
         r_contr=e_contr / (e_supp + e_contr + _EPS),
-        d_src=source_count(claims, selected, quarantined, config, corroboration),
+        # an S* of corroborated claims only has its corroborators behind it as well
+        d_src=source_count(
+            claims,
+            selected,
+            quarantined,
+            config,
+            corroboration,
+            "corroborating" if corroborated else None,
+        ),
         d_min=gate_d_min(config.d_min, m.coordinated_d_min, coordination.quarantined_claims > 0),
         n_units=len({unit(c) for c in claims}),
         edge_weight=weight,
         config=config,
         corroboration=corroboration,
+        corroborated=corroborated,
     )
     return state, coordination
 
@@ -332,6 +344,7 @@ def decide(state: GateState, coordination: CoordinationRecord | None) -> GateDec
         reason = (
             f"passed: {outcomes[0].reason}, {outcomes[1].reason}; "
             f"{len(state.selected)} verified claims"
+            + (", each corroborated by an independent source" if state.corroborated else "")
         )
     reason += _quarantine_note(coordination)
     answer_slot, redundancy = AnswerSlot(), Redundancy()

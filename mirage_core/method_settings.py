@@ -140,6 +140,11 @@ class MethodSettings:
     NLI support does (``None``: NLI support only; :mod:`mirage_core.corroboration`)."""
     fact_coverage: bool = field(default=False, metadata=rule("bool"))
     """A supporter corroborates a claim only if it states every number, month and name of it."""
+    corroborated_first: bool = field(default=False, metadata=rule("bool"))
+    """S* is first chosen among corroborated claims only (:mod:`mirage_core.corroboration`,
+    with ``paraphrase_support`` and ``fact_coverage``); when the sources behind it, its own and
+    its corroborators', reach ``d_min``, that S* is the one delivered, and otherwise the
+    selection under ``min_support`` stands (:func:`~mirage_core.selection.select_claims`)."""
     partner_ranking: PartnerRanking = "overlap"
     """How a claim ranks its candidate partners for the pair budget: token overlap, or the
     cosine of the claims' embeddings (loads the embedder)."""

@@ -22,6 +22,7 @@ from mirage_core.types import Claim
 
 if TYPE_CHECKING:
     from mirage_core.config import MirageConfig
+    from mirage_core.method_settings import SourceCount
 
 __all__ = ["source_count", "source_unit"]
 
@@ -37,12 +38,14 @@ def source_count(
     quarantined: np.ndarray,
     config: MirageConfig,
     corroboration: Corroboration | None = None,
+    count: SourceCount | None = None,
 ) -> int:
-    """d_src of S* (``selected``) under ``config.method.source_count`` (``"corroborating"``
-    reads ``corroboration``, :func:`~mirage_core.corroboration.configured_corroboration`)."""
+    """d_src of S* (``selected``) under ``count`` (``None``: ``config.method.source_count``;
+    ``"corroborating"`` reads ``corroboration``,
+    :func:`~mirage_core.corroboration.configured_corroboration`)."""
     unit = source_unit(config)
     units = {unit(claims[i]) for i in selected}
-    if config.method.source_count == "selected" or not selected:
+    if (count or config.method.source_count) == "selected" or not selected:
         return len(units)
     if corroboration is None:
         raise ValueError('source_count="corroborating" needs corroboration')

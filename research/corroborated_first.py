@@ -1,0 +1,141 @@
+"""Corroboration where the evidence has it: S* is first chosen among corroborated claims, and
+that S* is delivered when the sources behind it reach ``d_min`` (``corroborated_first``).
+
+Candidates (changes to ``MirageConfig()``, declared before any of them ran):
+
+- ``corroborated-first``: a claim is corroborated by NLI support from another independence
+  group whose sentence states every number, month and name of it (``fact_coverage``);
+- ``corroborated-first-paraphrase``: the same, and a claim of another group at MiniLM cosine
+  ≥ 0.8 corroborates as NLI support does (still under fact coverage);
+- ``corroborated-first-contested``: ``corroborated-first`` with r_contr counted over S* and the
+  claims that contradict it (``contradiction_scope="contested"``), not over every edge.
+
+Choice rule (:data:`RULE`): leave-one-family-out under ``benchmarks.families``' rule 2026-12-04
+among the default and the candidates, in :data:`ORDER` (the default first, so a tie keeps it);
+the configuration picked in the most folds replaces the default if it loses no guarded row of
+``research.ablation.GUARDED`` on the fit split against the default's run. The long-form rows
+at k = 20 (biogen-k20, gpe-longform) are printed beside it, not ruled on.
+
+    bash research/corroborated_first_run.sh
+    python -m research.corroborated_first report research/results/corroborated-first/*.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from benchmarks import families as fam
+from research.ablation import _candidate, _pc, guarded_losses
+from research.longform_candidates import long_value, short_row
+
+CANDIDATES = Path("research/candidates")
+FACTS = {"corroborated_first": True, "fact_coverage": True}
+CHANGES: dict[str, dict[str, Any]] = {
+    "corroborated-first": {"method": FACTS},
+    "corroborated-first-paraphrase": {"method": {**FACTS, "paraphrase_support": 0.8}},
+    "corroborated-first-contested": {"method": {**FACTS, "contradiction_scope": "contested"}},
+}
+DEFAULT_RUN = "default"
+ORDER = (DEFAULT_RUN, *CHANGES)
+RULE = {"declared": "2026-12-04", "families_rule": fam.RULE_2026_12_04.declared}
+
+#: Printed beside the choice (fit / report): (kind, dataset, measure prefix).
+SHOWN: tuple[tuple[str, str, str], ...] = (
+    ("short", "gpe-k5", "CLEAN pass"),
+    ("short", "shortqa", "CLEAN pass"),
+    ("short", "poisonedrag-nq", "poisons alone blocked"),
+    ("short", "poisonedrag-nq", "gold+5: wrong answer in evidence"),
+    ("long", "biogen-k10", "clean pass"),
+    ("long", "biogen-k10", "MIXED pass"),
+    ("long", "biogen-k10", "MIXED contamination"),
+    ("long", "biogen-k20", "clean pass"),
+    ("long", "biogen-k20", "MIXED pass"),
+    ("long", "biogen-k20", "MIXED contamination"),
+    ("long", "biogen-k20", "FULL contamination"),
+    ("long", "gpe-longform", "clean pass"),
+    ("long", "gpe-longform", "MIXED contamination"),
+)
+
+
+def write() -> None:
+    for name, change in CHANGES.items():
+        (CANDIDATES / f"{name}.json").write_text(json.dumps(change, indent=1) + "\n")
+
+
+def _shown(run: dict[str, Any], kind: str, ds: str, measure: str, split: str) -> float | None:
+    if kind == "short":
+        return short_row(run, f"{ds} {measure}", split)
+    return long_value(run, ds, lambda m: m.startswith(measure), split)
+
+
+def report(runs: dict[str, dict[str, Any]]) -> list[str]:
+    rule = next(r for r in fam.RULES if r.declared == RULE["families_rule"])
+    order = [name for name in ORDER if name in runs]
+    candidates = [_candidate(runs[name], name) for name in order]
+    held = fam.leave_one_family_out(candidates, rule)
+    picks = Counter(h.pick for h in held)
+    lines = [
+        f"rule {RULE['declared']}: leave-one-family-out under rule {rule.declared} among "
+        f"{', '.join(order)} (ties to the earlier); the most-picked replaces the default when it "
+        "loses no guarded row on fit",
+        "",
+        "| measure (worst family for contamination) | " + " | ".join(order) + " |",
+        "|---|" + "---|" * len(order),
+    ]
+    for kind, ds, measure in SHOWN:
+        cells = [
+            " / ".join(_pc(_shown(runs[n], kind, ds, measure, sp)) for sp in ("fit", "report"))
+            for n in order
+        ]
+        lines.append(f"| {ds} {measure} (fit / report) | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "| held-out family | pick | blocked | wrong | correct only |",
+        "|---|---|---|---|---|",
+    ]
+    for h in held:
+        f = h.figures
+        cells = [fam._pc(f.get(m)) for m in ("blocked", "wrong", "correct_only")]
+        lines.append(f"| {h.family} | {h.pick} | " + " | ".join(cells) + " |")
+    s = fam.summary(held)
+    mean = [fam._pc(s[m]["mean"][0]) for m in ("blocked", "wrong", "correct_only")]
+    lines += ["| **mean** | | " + " | ".join(mean) + " |", ""]
+    for name in order[1:]:
+        alone = fam.leave_one_family_out([candidates[0], _candidate(runs[name], name)], rule)
+        n = sum(h.pick == name for h in alone)
+        losses = "; ".join(guarded_losses(runs[name], runs[DEFAULT_RUN])) or "none"
+        lines.append(
+            f"- {name}: picked over the default in {n} of {len(alone)} folds; "
+            f"guarded rows worse on fit: {losses}"
+        )
+    best, n = picks.most_common(1)[0]
+    losses = guarded_losses(runs[best], runs[DEFAULT_RUN]) if best != DEFAULT_RUN else []
+    lines.append(f"\npicked in most folds: {best} ({n} of {len(held)})")
+    adopted = best != DEFAULT_RUN and not losses
+    lines.append(f"decision: {'adopt ' + best if adopted else 'the default stays'}")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("write", help="write the candidates' JSON")
+    r = sub.add_parser("report", help="the choice, from scoreboard JSON files")
+    r.add_argument("runs", nargs="+")
+    args = p.parse_args(argv)
+    if args.cmd == "write":
+        write()
+        return 0
+    runs = {Path(f).stem: json.loads(Path(f).read_text()) for f in args.runs}
+    if DEFAULT_RUN not in runs:
+        p.error(f"one of the runs must be {DEFAULT_RUN}.json")
+    print("\n".join(report(runs)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
