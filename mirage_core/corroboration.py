@@ -74,6 +74,18 @@ class Corroboration:
         return tuple(tuple(sorted(s)) for s in out)
 
 
+def _stated_words(claims: Sequence[Claim], scope: str) -> list[frozenset[str]]:
+    """Per claim, the words a supporter in it states: the sentence's, or its passage's."""
+    own = [_words(c.text) for c in claims]
+    if scope == "sentence":
+        return own
+    by_passage: dict[int, set[str]] = {}
+    for c, words in zip(claims, own, strict=True):
+        by_passage.setdefault(c.passage_index, set()).update(words)
+    frozen = {k: frozenset(v) for k, v in by_passage.items()}
+    return [frozen[c.passage_index] for c in claims]
+
+
 def _paraphrase_pairs(
     embeddings: np.ndarray, groups: np.ndarray, threshold: float
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -99,10 +111,12 @@ def corroborate(
     embeddings: np.ndarray | None = None,
     paraphrase_support: float | None = None,
     fact_coverage: bool = False,
+    fact_scope: str = "sentence",
 ) -> Corroboration:
     """Who corroborates each claim: NLI support from another group, paraphrase neighbours of
     another group (``embeddings``: L2-normalized claim rows, with ``paraphrase_support``), each
-    kept only if it states every fact of the claim when ``fact_coverage`` is set."""
+    kept only if it states every fact of the claim when ``fact_coverage`` is set (in its own
+    sentence, or with ``fact_scope="passage"`` anywhere in its passage)."""
     n = len(claims)
     graph, groups = sourced.graph, sourced.groups
     into = (graph.w_supp > 0) & (groups[graph.premise] != groups[graph.hypothesis])
@@ -112,9 +126,10 @@ def corroborate(
         premise, hypothesis = np.concatenate([premise, p]), np.concatenate([hypothesis, h])
     if fact_coverage and premise.size:
         texts = [c.text for c in claims]
+        stated = _stated_words(claims, fact_scope)
         covers = np.fromiter(
             (
-                claim_facts(texts[h]) <= _words(texts[p])
+                claim_facts(texts[h]) <= stated[p]
                 for p, h in zip(premise.tolist(), hypothesis.tolist(), strict=True)
             ),
             dtype=bool,
@@ -160,4 +175,5 @@ def configured_corroboration(
         embeddings=embeddings,
         paraphrase_support=m.paraphrase_support,
         fact_coverage=m.fact_coverage,
+        fact_scope=m.fact_scope,
     )

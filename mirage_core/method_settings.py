@@ -18,6 +18,7 @@ __all__ = [
     "ConflictRule",
     "ContradictionScope",
     "ContradictionSymmetry",
+    "FactScope",
     "Linkage",
     "MethodSettings",
     "PartnerRanking",
@@ -36,6 +37,7 @@ PartnerRanking = Literal["overlap", "embedding"]
 QuarantinedConflicts = Literal["count", "ignore"]
 AnswerConflictScope = Literal["claim", "passage"]
 AnswerConflictContext = Literal["claim", "lead+previous"]
+FactScope = Literal["sentence", "passage"]
 
 
 @dataclass(frozen=True)
@@ -140,6 +142,9 @@ class MethodSettings:
     NLI support does (``None``: NLI support only; :mod:`mirage_core.corroboration`)."""
     fact_coverage: bool = field(default=False, metadata=rule("bool"))
     """A supporter corroborates a claim only if it states every number, month and name of it."""
+    fact_scope: FactScope = "sentence"
+    """Where fact coverage looks for the claim's facts: the supporting sentence, or the whole
+    passage it comes from (a page that names its subject once and then says "the tower")."""
     corroborated_first: bool = field(default=False, metadata=rule("bool"))
     """S* is first chosen among corroborated claims only (:mod:`mirage_core.corroboration`,
     with ``paraphrase_support`` and ``fact_coverage``); when the sources behind it, its own and

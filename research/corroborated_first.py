@@ -39,8 +39,15 @@ CHANGES: dict[str, dict[str, Any]] = {
     "corroborated-first-paraphrase": {"method": {**FACTS, "paraphrase_support": 0.8}},
     "corroborated-first-contested": {"method": {**FACTS, "contradiction_scope": "contested"}},
 }
+#: Declared while the three above ran, before any of their figures was seen (only the README's
+#: Eiffel example had been run: its honest "The tower was completed in 1889" names no tower,
+#: so under sentence fact coverage it corroborates nothing): a supporter's facts may come from
+#: anywhere in its passage.
+LATER: dict[str, dict[str, Any]] = {
+    "corroborated-first-passage-facts": {"method": {**FACTS, "fact_scope": "passage"}},
+}
 DEFAULT_RUN = "default"
-ORDER = (DEFAULT_RUN, *CHANGES)
+ORDER = (DEFAULT_RUN, *CHANGES, *LATER)
 RULE = {"declared": "2026-12-04", "families_rule": fam.RULE_2026_12_04.declared}
 
 #: Printed beside the choice (fit / report): (kind, dataset, measure prefix).
@@ -62,7 +69,7 @@ SHOWN: tuple[tuple[str, str, str], ...] = (
 
 
 def write() -> None:
-    for name, change in CHANGES.items():
+    for name, change in {**CHANGES, **LATER}.items():
         (CANDIDATES / f"{name}.json").write_text(json.dumps(change, indent=1) + "\n")
 
 
