@@ -63,6 +63,24 @@ def test_fact_coverage_rejects_a_supporter_that_states_another_fact():
     assert strict.counts[2] == 0  # nobody else says Paris
 
 
+def test_passage_fact_scope_reads_the_facts_the_supporters_page_states():
+    texts = [
+        ("The Eiffel Tower was completed in 1889.", "a", 0),
+        ("The Eiffel Tower stands in Paris.", "b", 1),
+        ("The tower was completed in 1889 for the fair.", "b", 1),
+        ("The tower was completed in 1925 for the fair.", "c", 2),
+    ]
+    claims = [
+        Claim(i, t, p, 0, len(t), g, g, 1.0, frozenset(), group=g)
+        for i, (t, g, p) in enumerate(texts)
+    ]
+    sourced = _sourced(claims, [0, 0], [2, 3])  # the sloppy model: 2 and 3 both "support" 0
+    sentence = corroborate(claims, sourced, fact_coverage=True)
+    passage = corroborate(claims, sourced, fact_coverage=True, fact_scope="passage")
+    assert sentence.counts[0] == 0  # "the tower" names no Eiffel
+    assert passage.counts[0] == 1 and passage.supporters[0] == (2,)  # its page does; 1925 never
+
+
 def test_paraphrase_neighbours_of_another_group_corroborate():
     claims = _claims(
         [("Paris is the capital.", "a"), ("The capital is Paris.", "b"), ("Cats purr.", "c")]
