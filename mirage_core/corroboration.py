@@ -65,6 +65,18 @@ class Corroboration:
     premise: np.ndarray
     hypothesis: np.ndarray
 
+    def vouched(self, quarantined: np.ndarray | None = None) -> np.ndarray:
+        """Per claim: corroborated by a claim outside ``quarantined`` (a planted passage
+        vouches for nothing)."""
+        vouched = np.zeros(len(self.counts), dtype=bool)
+        keep = (
+            np.ones(self.premise.size, dtype=bool)
+            if quarantined is None
+            else ~quarantined[self.premise]
+        )
+        vouched[self.hypothesis[keep]] = True
+        return vouched
+
     @property
     def supporters(self) -> tuple[tuple[int, ...], ...]:
         """Per claim: its supporting claims of other groups, ascending."""
@@ -163,7 +175,7 @@ def configured_corroboration(
     m = config.method
     needed = (
         selection_corroborates(config)
-        or m.corroborated_first
+        or m.corroborated_only != "none"
         or m.source_count == "corroborating"
         or (config.block_on_tie and m.conflict_rule == "majority")
     )

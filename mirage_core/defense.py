@@ -20,6 +20,7 @@ import numpy as np
 
 from mirage_core.config import MirageConfig
 from mirage_core.corroboration import configured_corroboration
+from mirage_core.delivery import deliver_corroborated
 from mirage_core.embeddings import Embedder, as_embedder
 from mirage_core.evidence import Evidence, prepare_evidence
 from mirage_core.gate import decide, measure
@@ -189,7 +190,7 @@ class Mirage:
         self, item: _Query, probs: np.ndarray | None, error: BaseException | None
     ) -> Verdict:
         """Graph → quarantine → corroboration → selection → contradiction mass and sources →
-        gate."""
+        gate → (with ``corroborated_only="delivery"``) the corroborated part of S*."""
         cfg, evidence, claims = self.config, item.evidence, item.evidence.claims
         if evidence.early_reason is not None or error is not None or item.pairs is None:
             return self._unverified(item, error)
@@ -210,6 +211,8 @@ class Mirage:
             evidence, sourced, selected, quarantined, coordination, cfg, corroboration, corroborated
         )
         decision = decide(state, coordination)
+        if cfg.method.corroborated_only == "delivery":
+            decision = deliver_corroborated(decision, state, corroboration, quarantined)
         evidence.timings.update(graph=t1 - t0, select=t2 - t1, gate=time.perf_counter() - t2)
         return make_verdict(
             self.config,

@@ -60,7 +60,7 @@ class GateState:
     config: MirageConfig
     #: who corroborates each claim, when a step reads it (``configured_corroboration``)
     corroboration: Corroboration | None = None
-    #: S* holds corroborated claims only (``corroborated_first`` found enough of them)
+    #: S* holds corroborated claims only (``corroborated_only="selection"`` found enough)
     corroborated: bool = False
 
     @property

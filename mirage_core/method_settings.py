@@ -18,6 +18,7 @@ __all__ = [
     "ConflictRule",
     "ContradictionScope",
     "ContradictionSymmetry",
+    "CorroboratedOnly",
     "FactScope",
     "Linkage",
     "MethodSettings",
@@ -38,6 +39,7 @@ QuarantinedConflicts = Literal["count", "ignore"]
 AnswerConflictScope = Literal["claim", "passage"]
 AnswerConflictContext = Literal["claim", "lead+previous"]
 FactScope = Literal["sentence", "passage"]
+CorroboratedOnly = Literal["none", "selection", "delivery"]
 
 
 @dataclass(frozen=True)
@@ -145,11 +147,12 @@ class MethodSettings:
     fact_scope: FactScope = "sentence"
     """Where fact coverage looks for the claim's facts: the supporting sentence, or the whole
     passage it comes from (a page that names its subject once and then says "the tower")."""
-    corroborated_first: bool = field(default=False, metadata=rule("bool"))
-    """S* is first chosen among corroborated claims only (:mod:`mirage_core.corroboration`,
-    with ``paraphrase_support`` and ``fact_coverage``); when the sources behind it, its own and
-    its corroborators', reach ``d_min``, that S* is the one delivered, and otherwise the
-    selection under ``min_support`` stands (:func:`~mirage_core.selection.select_claims`)."""
+    corroborated_only: CorroboratedOnly = "none"
+    """Whether only corroborated claims are delivered (:mod:`mirage_core.corroboration`, with
+    ``paraphrase_support`` and ``fact_coverage``), wherever the sources behind them (their own
+    and their corroborators') reach ``d_min``: ``"selection"`` chooses S* among them and the
+    gate weighs that S*; ``"delivery"`` lets the gate weigh the ordinary S* and delivers its
+    corroborated part (:mod:`mirage_core.selection`). Elsewhere S* is delivered as it is."""
     partner_ranking: PartnerRanking = "overlap"
     """How a claim ranks its candidate partners for the pair budget: token overlap, or the
     cosine of the claims' embeddings (loads the embedder)."""

@@ -1,8 +1,9 @@
 """Selection: greedy maximization of F(S) = Σ s(c) + Σ_{edges in S} (w_supp − w_contr).
 
-With ``corroborated_first`` the greedy pass runs first over the corroborated claims alone: where
-independent sources corroborate enough of the evidence, only what they corroborate is
-delivered, and evidence too short for corroboration keeps the selection under ``min_support``.
+With ``corroborated_only`` set, where independent sources corroborate enough of the evidence,
+only what they corroborate is delivered: ``"selection"`` picks S* among the corroborated claims
+alone (:func:`select_claims`), ``"delivery"`` keeps the gate's S* and delivers its corroborated
+part (:func:`corroborated_part`). Evidence too short for corroboration keeps S* as it is.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from mirage_core.adjacency import Adjacency
 from mirage_core.config import MirageConfig
 from mirage_core.corroboration import Corroboration, selection_corroborates
 from mirage_core.graph import SourcedGraph, claim_scores
-from mirage_core.sources import source_count
+from mirage_core.sources import reaches_d_min
 from mirage_core.types import Claim
 
 __all__ = ["Selection", "greedy_select", "select_claims"]
@@ -24,7 +25,7 @@ __all__ = ["Selection", "greedy_select", "select_claims"]
 
 class Selection(NamedTuple):
     """S* in pick order, s(c) of every claim, and whether S* holds corroborated claims only
-    (chosen by ``corroborated_first``)."""
+    (``corroborated_only="selection"``)."""
 
     selected: list[int]
     scores: np.ndarray
@@ -66,27 +67,25 @@ def select_claims(
     """S*: claims with ``min_support`` corroborating groups that the quarantine ``allowed``,
     picked greedily. Corroboration is n(c) (NLI support), or with ``paraphrase_support`` /
     ``fact_coverage`` set, ``corroboration``
-    (:func:`~mirage_core.corroboration.configured_corroboration`). With ``corroborated_first``,
-    the S* picked among corroborated claims alone wins when the sources behind it (its own and
-    its corroborators', never a ``quarantined`` passage's) reach ``d_min``."""
+    (:func:`~mirage_core.corroboration.configured_corroboration`). Under
+    ``corroborated_only="selection"``, the S* picked among corroborated claims alone wins when
+    the sources behind it (its own and its corroborators', never a ``quarantined`` passage's)
+    reach ``d_min``."""
     scores = claim_scores(claims, sourced.support, config)
     support = sourced.support
-    needs_corroboration = selection_corroborates(config) or config.method.corroborated_first
-    if needs_corroboration and corroboration is None:
-        raise ValueError("corroboration by paraphrase or fact coverage needs corroboration")
     if selection_corroborates(config):
-        assert corroboration is not None
-        support = corroboration.counts
+        support = _needed(corroboration).counts
     eligible = (support >= config.min_support) & allowed
     interaction = sourced.graph.interaction_matrix()
-    if config.method.corroborated_first:
-        assert corroboration is not None
-        planted = np.zeros(len(claims), dtype=bool) if quarantined is None else quarantined
-        # corroborated by a passage the quarantine kept: a planted one vouches for nothing
-        vouched = np.zeros(len(claims), dtype=bool)
-        vouched[corroboration.hypothesis[~planted[corroboration.premise]]] = True
+    if config.method.corroborated_only == "selection":
+        vouched = _needed(corroboration).vouched(quarantined)
         first = greedy_select(scores, interaction, eligible & vouched)
-        backing = source_count(claims, first, planted, config, corroboration, "corroborating")
-        if first and backing >= config.d_min:
+        if reaches_d_min(claims, first, quarantined, config, corroboration):
             return Selection(first, scores, corroborated=True)
     return Selection(greedy_select(scores, interaction, eligible), scores)
+
+
+def _needed(corroboration: Corroboration | None) -> Corroboration:
+    if corroboration is None:
+        raise ValueError("corroboration by paraphrase or fact coverage needs corroboration")
+    return corroboration

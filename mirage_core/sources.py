@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from mirage_core.config import MirageConfig
     from mirage_core.method_settings import SourceCount
 
-__all__ = ["source_count", "source_unit"]
+__all__ = ["reaches_d_min", "source_count", "source_unit"]
 
 
 def source_unit(config: MirageConfig) -> Callable[[Claim], object]:
@@ -54,3 +54,20 @@ def source_count(
     backing = in_s[corroboration.hypothesis] & ~quarantined[corroboration.premise]
     units.update(unit(claims[int(i)]) for i in np.unique(corroboration.premise[backing]))
     return len(units)
+
+
+def reaches_d_min(
+    claims: Sequence[Claim],
+    part: Sequence[int],
+    quarantined: np.ndarray | None,
+    config: MirageConfig,
+    corroboration: Corroboration | None,
+) -> bool:
+    """Whether the sources behind ``part`` (its own units and those of its corroborators
+    outside ``quarantined``) reach ``d_min``; an empty part never does."""
+    if not part:
+        return False
+    planted = np.zeros(len(claims), dtype=bool) if quarantined is None else quarantined
+    return (
+        source_count(claims, part, planted, config, corroboration, "corroborating") >= config.d_min
+    )

@@ -33,7 +33,7 @@ from research.ablation import _candidate, _pc, guarded_losses
 from research.longform_candidates import long_value, short_row
 
 CANDIDATES = Path("research/candidates")
-FACTS = {"corroborated_first": True, "fact_coverage": True}
+FACTS = {"corroborated_only": "selection", "fact_coverage": True}
 CHANGES: dict[str, dict[str, Any]] = {
     "corroborated-first": {"method": FACTS},
     "corroborated-first-paraphrase": {"method": {**FACTS, "paraphrase_support": 0.8}},
@@ -46,8 +46,22 @@ CHANGES: dict[str, dict[str, Any]] = {
 LATER: dict[str, dict[str, Any]] = {
     "corroborated-first-passage-facts": {"method": {**FACTS, "fact_scope": "passage"}},
 }
+#: The second round (declared after the first four ran, before any of these did): the gate
+#: weighs the ordinary S*, so every conflict it holds still blocks, and a passing verdict
+#: delivers only S*'s corroborated part (``corroborated_only="delivery"``). The first round
+#: showed why: an S* chosen among corroborated claims drops the lone gold passage that
+#: contradicts five poisons corroborating each other, and the answer-slot rule no longer sees
+#: the conflict (PoisonedRAG NQ gold + 5, wrong answer 6% → 12% on fit). Same rule, its own
+#: choice among the default and these three.
+DELIVERY = {"corroborated_only": "delivery", "fact_coverage": True}
+ROUND_2: dict[str, dict[str, Any]] = {
+    "corroborated-delivery": {"method": DELIVERY},
+    "corroborated-delivery-paraphrase": {"method": {**DELIVERY, "paraphrase_support": 0.8}},
+    "corroborated-delivery-passage-facts": {"method": {**DELIVERY, "fact_scope": "passage"}},
+}
 DEFAULT_RUN = "default"
 ORDER = (DEFAULT_RUN, *CHANGES, *LATER)
+ORDER_2 = (DEFAULT_RUN, *ROUND_2)
 RULE = {"declared": "2026-12-04", "families_rule": fam.RULE_2026_12_04.declared}
 
 #: Printed beside the choice (fit / report): (kind, dataset, measure prefix).
@@ -69,7 +83,7 @@ SHOWN: tuple[tuple[str, str, str], ...] = (
 
 
 def write() -> None:
-    for name, change in {**CHANGES, **LATER}.items():
+    for name, change in {**CHANGES, **LATER, **ROUND_2}.items():
         (CANDIDATES / f"{name}.json").write_text(json.dumps(change, indent=1) + "\n")
 
 
@@ -79,9 +93,9 @@ def _shown(run: dict[str, Any], kind: str, ds: str, measure: str, split: str) ->
     return long_value(run, ds, lambda m: m.startswith(measure), split)
 
 
-def report(runs: dict[str, dict[str, Any]]) -> list[str]:
+def report(runs: dict[str, dict[str, Any]], order_of: tuple[str, ...] = ORDER) -> list[str]:
     rule = next(r for r in fam.RULES if r.declared == RULE["families_rule"])
-    order = [name for name in ORDER if name in runs]
+    order = [name for name in order_of if name in runs]
     candidates = [_candidate(runs[name], name) for name in order]
     held = fam.leave_one_family_out(candidates, rule)
     picks = Counter(h.pick for h in held)
@@ -140,7 +154,10 @@ def main(argv: list[str] | None = None) -> int:
     runs = {Path(f).stem: json.loads(Path(f).read_text()) for f in args.runs}
     if DEFAULT_RUN not in runs:
         p.error(f"one of the runs must be {DEFAULT_RUN}.json")
-    print("\n".join(report(runs)))
+    lines = report(runs)
+    if any(name in runs for name in ROUND_2):
+        lines += ["", "second round", "", *report(runs, ORDER_2)]
+    print("\n".join(lines))
     return 0
 
 

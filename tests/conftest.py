@@ -121,6 +121,23 @@ def polluted_passages() -> list[Passage]:
     ]
 
 
+LONE_DETAIL_QUERY = "When was the Eiffel Tower completed?"
+
+
+@pytest.fixture
+def lone_detail_pages() -> list[Passage]:
+    """Two sources state the completion year; the third adds a detail no other source states
+    (the corroboration tests of selection and delivery)."""
+    return [
+        Passage(text, source=f"https://{host}/eiffel", score=0.9)
+        for text, host in (
+            ("The tower was completed in 1889. It stands in Paris.", "a.example"),
+            ("The tower was completed in 1889 for the World's Fair.", "b.example"),
+            ("Its lift machinery was supplied by Otis of New York.", "c.example"),
+        )
+    ]
+
+
 #: The redundancy filter's evidence (core, LangChain and LlamaIndex tests): three near-copies
 #: pushing one answer, then two honest pages worded their own way.
 NEAR_COPY_QUERY = "What is the boiling point of water at sea level?"

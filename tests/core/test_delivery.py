@@ -1,0 +1,57 @@
+"""Delivery: under ``corroborated_only="delivery"`` the gate weighs the whole S* and a passing
+verdict delivers its corroborated part, where the sources behind that part reach d_min."""
+
+from __future__ import annotations
+
+import pytest
+
+from mirage_core import Mirage, MirageConfig
+from tests.conftest import LONE_DETAIL_QUERY as QUERY
+from tests.conftest import flagged_group
+
+
+def engine(fake_nli, corroborated_only: str = "delivery", coordination: str = "none") -> Mirage:
+    config = MirageConfig(coordination=coordination).replace(
+        corroborated_only=corroborated_only, fact_coverage=True
+    )
+    return Mirage(config, nli=fake_nli)
+
+
+def _texts(verdict) -> set[str]:
+    return {verdict.claims[i].text for i in verdict.selected}
+
+
+def test_a_passing_verdict_delivers_only_the_corroborated_part(fake_nli, lone_detail_pages):
+    plain = engine(fake_nli, "none").defend(QUERY, lone_detail_pages)
+    delivered = engine(fake_nli).defend(QUERY, lone_detail_pages)
+    assert plain.decision == delivered.decision == "verified"
+    assert any("Otis" in t for t in _texts(plain))
+    assert _texts(delivered) == {"The tower was completed in 1889."}
+    assert f"the 1 of {len(plain.selected)} verified claims" in delivered.reason
+    assert set(delivered.selected) <= set(plain.selected)
+
+
+@pytest.mark.parametrize("evidence", ["clean_passages", "polluted_passages", "lone_detail_pages"])
+def test_the_route_is_the_gates_own(fake_nli, evidence, request):
+    passages = request.getfixturevalue(evidence)
+    plain = engine(fake_nli, "none").defend(QUERY, passages)
+    delivered = engine(fake_nli).defend(QUERY, passages)
+    assert delivered.decision == plain.decision
+    assert (delivered.r_contr, delivered.d_src) == (plain.r_contr, plain.d_src)
+    assert set(delivered.selected) <= set(plain.selected)
+
+
+def test_without_enough_corroboration_s_star_is_delivered_as_it_is(fake_nli, lone_detail_pages):
+    lone = [lone_detail_pages[0], lone_detail_pages[2]]
+    plain = engine(fake_nli, "none").defend(QUERY, lone)
+    delivered = engine(fake_nli).defend(QUERY, lone)
+    assert delivered.selected == plain.selected and delivered.reason == plain.reason
+
+
+def test_a_quarantined_corroborator_vouches_for_nothing(fake_nli, lone_detail_pages, monkeypatch):
+    import mirage_core.coordination as coordination
+
+    monkeypatch.setattr(coordination, "detect_coordination", lambda *a, **k: [flagged_group((1,))])
+    plain = engine(fake_nli, "none", coordination="text").defend(QUERY, lone_detail_pages)
+    delivered = engine(fake_nli, coordination="text").defend(QUERY, lone_detail_pages)
+    assert delivered.selected == plain.selected and "corroborates" not in delivered.reason
