@@ -86,16 +86,34 @@ class Corroboration:
         return tuple(tuple(sorted(s)) for s in out)
 
 
-def _stated_words(claims: Sequence[Claim], scope: str) -> list[frozenset[str]]:
-    """Per claim, the words a supporter in it states: the sentence's, or its passage's."""
-    own = [_words(c.text) for c in claims]
-    if scope == "sentence":
-        return own
-    by_passage: dict[int, set[str]] = {}
-    for c, words in zip(claims, own, strict=True):
-        by_passage.setdefault(c.passage_index, set()).update(words)
-    frozen = {k: frozenset(v) for k, v in by_passage.items()}
-    return [frozen[c.passage_index] for c in claims]
+def _facts_stated(
+    claims: Sequence[Claim], premise: np.ndarray, hypothesis: np.ndarray, scope: str
+) -> np.ndarray:
+    """Per edge: whether the premise's sentence (or with ``scope="passage"`` its passage)
+    states every fact of the hypothesis. Facts and words are token ids; the edges' facts are
+    looked up as (unit, token) keys in one sorted array, with no loop over edges."""
+    vocab: dict[str, int] = {}
+    facts = [[vocab.setdefault(t, len(vocab)) for t in claim_facts(c.text)] for c in claims]
+    words = [[vocab.setdefault(t, len(vocab)) for t in _words(c.text)] for c in claims]
+    v = max(len(vocab), 1)
+    unit = (
+        np.asarray([c.passage_index for c in claims], dtype=np.int64)
+        if scope == "passage"
+        else np.arange(len(claims), dtype=np.int64)
+    )
+    n_words = np.fromiter((len(w) for w in words), dtype=np.int64, count=len(words))
+    stated = np.unique(
+        np.repeat(unit, n_words) * v + np.fromiter((t for w in words for t in w), dtype=np.int64)
+    )
+    n_facts = np.fromiter((len(f) for f in facts), dtype=np.int64, count=len(facts))
+    flat = np.fromiter((t for f in facts for t in f), dtype=np.int64, count=int(n_facts.sum()))
+    starts = np.r_[0, np.cumsum(n_facts)[:-1]]
+    per_edge = n_facts[hypothesis]
+    edge = np.repeat(np.arange(hypothesis.size), per_edge)
+    offset = np.arange(int(per_edge.sum())) - np.repeat(np.cumsum(per_edge) - per_edge, per_edge)
+    keys = unit[premise][edge] * v + flat[np.repeat(starts[hypothesis], per_edge) + offset]
+    missing = np.bincount(edge, weights=~np.isin(keys, stated), minlength=hypothesis.size)
+    return missing == 0
 
 
 def _paraphrase_pairs(
@@ -137,16 +155,7 @@ def corroborate(
         p, h = _paraphrase_pairs(embeddings, groups, paraphrase_support)
         premise, hypothesis = np.concatenate([premise, p]), np.concatenate([hypothesis, h])
     if fact_coverage and premise.size:
-        texts = [c.text for c in claims]
-        stated = _stated_words(claims, fact_scope)
-        covers = np.fromiter(
-            (
-                claim_facts(texts[h]) <= stated[p]
-                for p, h in zip(premise.tolist(), hypothesis.tolist(), strict=True)
-            ),
-            dtype=bool,
-            count=premise.size,
-        )
+        covers = _facts_stated(claims, premise, hypothesis, fact_scope)
         premise, hypothesis = premise[covers], hypothesis[covers]
     # distinct (claim, supporting group) pairs
     counts = np.zeros(n, dtype=np.int64)

@@ -81,6 +81,30 @@ def test_passage_fact_scope_reads_the_facts_the_supporters_page_states():
     assert passage.counts[0] == 1 and passage.supporters[0] == (2,)  # its page does; 1925 never
 
 
+@pytest.mark.parametrize("scope", ["sentence", "passage"])
+def test_fact_coverage_is_the_subset_test_on_every_edge(scope):
+    from mirage_core.corroboration import _facts_stated, _words
+
+    rng = np.random.default_rng(0)
+    names = ["Paris", "Rome", "Eiffel", "1889", "1925", "March", "Otis", "the", "tower", "was"]
+    texts = [
+        "It " + " ".join(rng.choice(names, size=int(rng.integers(1, 6)))) + "." for _ in range(40)
+    ]
+    claims = [
+        Claim(i, t, i // 3, 0, len(t), "g", "g", 1.0, frozenset()) for i, t in enumerate(texts)
+    ]
+    premise, hypothesis = rng.integers(0, 40, size=300), rng.integers(0, 40, size=300)
+
+    def stated(p: int) -> frozenset[str]:
+        if scope == "sentence":
+            return _words(texts[p])
+        return frozenset().union(*(_words(c.text) for c in claims if c.passage_index == p // 3))
+
+    expected = [claim_facts(texts[h]) <= stated(p) for p, h in zip(premise, hypothesis)]
+    assert _facts_stated(claims, premise, hypothesis, scope).tolist() == expected
+    assert 0 < sum(expected) < len(expected)  # both outcomes occur
+
+
 def test_paraphrase_neighbours_of_another_group_corroborate():
     claims = _claims(
         [("Paris is the capital.", "a"), ("The capital is Paris.", "b"), ("Cats purr.", "c")]
