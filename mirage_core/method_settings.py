@@ -152,7 +152,11 @@ class MethodSettings:
     ``paraphrase_support`` and ``fact_coverage``), wherever the sources behind them (their own
     and their corroborators') reach ``d_min``: ``"selection"`` chooses S* among them and the
     gate weighs that S*; ``"delivery"`` lets the gate weigh the ordinary S* and delivers its
-    corroborated part (:mod:`mirage_core.selection`). Elsewhere S* is delivered as it is."""
+    corroborated part (:mod:`mirage_core.delivery`). Elsewhere S* is delivered as it is."""
+    corroborated_relevant: bool = field(default=False, metadata=rule("bool"))
+    """With ``corroborated_only="delivery"``: only when a corroborated claim is among S*'s
+    claims most relevant to the query; otherwise S* is delivered whole, so that short evidence
+    whose answer sentence no other source vouches for keeps its answer."""
     partner_ranking: PartnerRanking = "overlap"
     """How a claim ranks its candidate partners for the pair budget: token overlap, or the
     cosine of the claims' embeddings (loads the embedder)."""

@@ -59,9 +59,46 @@ ROUND_2: dict[str, dict[str, Any]] = {
     "corroborated-delivery-paraphrase": {"method": {**DELIVERY, "paraphrase_support": 0.8}},
     "corroborated-delivery-passage-facts": {"method": {**DELIVERY, "fact_scope": "passage"}},
 }
+#: The short-QA guard (declared after the second round's full scoreboard, before the third
+#: round ran): no row of the short-QA sections of the scoreboard more than 2 points worse than
+#: the default's on fit, as the long-form issue asks; ``GUARDED`` held only the clean pass of
+#: short evidence, and the second round's pick lost the correct answer in 20 of 100 honest
+#: shortqa sets on fit. (row, higher is better)
+SHORT_GUARD: tuple[tuple[str, bool], ...] = (
+    ("gpe-k5 CLEAN pass", True),
+    ("gpe-k5 FULL pass", False),
+    ("gpe-k5 MIXED polluted share of delivered claims", False),
+    ("gpe-k5 CLEAN corroborated claims delivered", True),
+    ("poisonedrag-nq poisons alone blocked", True),
+    ("poisonedrag-nq gold+5: wrong answer in evidence", False),
+    ("poisonedrag-nq gold+5: correct answer only", True),
+    ("poisonedrag-hotpotqa poisons alone blocked", True),
+    ("poisonedrag-hotpotqa gold+5: wrong answer in evidence", False),
+    ("poisonedrag-hotpotqa gold+5: correct answer only", True),
+    ("shortqa CLEAN pass", True),
+    ("shortqa CLEAN correct answer in evidence", True),
+    ("shortqa poisons alone blocked", True),
+    ("shortqa honest+5: wrong answer in evidence", False),
+    ("shortqa honest+5: correct answer only", True),
+)
+SHORT_MARGIN = 0.02
+
+#: The third round (declared with :data:`SHORT_GUARD`, before it ran): delivery that keeps the
+#: answer sentence (``corroborated_relevant``: only when a corroborated claim is among S*'s
+#: most query-relevant ones), and delivery on NLI corroboration alone (no fact coverage: the
+#: scoreboard's own sense of a corroborated claim), each alone and together. The second
+#: round's pick is judged again beside them.
+ROUND_3: dict[str, dict[str, Any]] = {
+    "corroborated-delivery-relevant": {"method": {**DELIVERY, "corroborated_relevant": True}},
+    "corroborated-delivery-nli": {"method": {"corroborated_only": "delivery"}},
+    "corroborated-delivery-nli-relevant": {
+        "method": {"corroborated_only": "delivery", "corroborated_relevant": True}
+    },
+}
 DEFAULT_RUN = "default"
 ORDER = (DEFAULT_RUN, *CHANGES, *LATER)
 ORDER_2 = (DEFAULT_RUN, *ROUND_2)
+ORDER_3 = (DEFAULT_RUN, "corroborated-delivery", *ROUND_3)
 RULE = {"declared": "2026-12-04", "families_rule": fam.RULE_2026_12_04.declared}
 
 #: Printed beside the choice (fit / report): (kind, dataset, measure prefix).
@@ -83,7 +120,7 @@ SHOWN: tuple[tuple[str, str, str], ...] = (
 
 
 def write() -> None:
-    for name, change in {**CHANGES, **LATER, **ROUND_2}.items():
+    for name, change in {**CHANGES, **LATER, **ROUND_2, **ROUND_3}.items():
         (CANDIDATES / f"{name}.json").write_text(json.dumps(change, indent=1) + "\n")
 
 
@@ -93,7 +130,24 @@ def _shown(run: dict[str, Any], kind: str, ds: str, measure: str, split: str) ->
     return long_value(run, ds, lambda m: m.startswith(measure), split)
 
 
-def report(runs: dict[str, dict[str, Any]], order_of: tuple[str, ...] = ORDER) -> list[str]:
+def short_losses(run: dict[str, Any], default: dict[str, Any]) -> list[str]:
+    """The :data:`SHORT_GUARD` rows on which ``run`` is more than 2 points worse on fit."""
+    out = []
+    for measure, higher_is_better in SHORT_GUARD:
+        a, b = short_row(run, measure, "fit"), short_row(default, measure, "fit")
+        if a is None or b is None:
+            continue
+        worse = (b - a) if higher_is_better else (a - b)
+        if worse > SHORT_MARGIN + 1e-9:
+            out.append(f"{measure} {_pc(b)} → {_pc(a)}")
+    return out
+
+
+def report(
+    runs: dict[str, dict[str, Any]],
+    order_of: tuple[str, ...] = ORDER,
+    short_guard: bool = False,
+) -> list[str]:
     rule = next(r for r in fam.RULES if r.declared == RULE["families_rule"])
     order = [name for name in order_of if name in runs]
     candidates = [_candidate(runs[name], name) for name in order]
@@ -128,17 +182,33 @@ def report(runs: dict[str, dict[str, Any]], order_of: tuple[str, ...] = ORDER) -
     for name in order[1:]:
         alone = fam.leave_one_family_out([candidates[0], _candidate(runs[name], name)], rule)
         n = sum(h.pick == name for h in alone)
-        losses = "; ".join(guarded_losses(runs[name], runs[DEFAULT_RUN])) or "none"
+        losses = "; ".join(_losses(runs, name, short_guard)) or "none"
         lines.append(
             f"- {name}: picked over the default in {n} of {len(alone)} folds; "
             f"guarded rows worse on fit: {losses}"
         )
     best, n = picks.most_common(1)[0]
-    losses = guarded_losses(runs[best], runs[DEFAULT_RUN]) if best != DEFAULT_RUN else []
+    losses = _losses(runs, best, short_guard) if best != DEFAULT_RUN else []
     lines.append(f"\npicked in most folds: {best} ({n} of {len(held)})")
     adopted = best != DEFAULT_RUN and not losses
+    if short_guard:
+        # the third round's rule: leave-one-family-out among the default and the candidates
+        # that lose no guarded row, short-QA guard included
+        kept = [c for c in candidates[1:] if not _losses(runs, c.name, short_guard)]
+        held = fam.leave_one_family_out([candidates[0], *kept], rule)
+        best, n = Counter(h.pick for h in held).most_common(1)[0]
+        lines.append(
+            f"among the default and the candidates that lose no guarded row "
+            f"({', '.join(c.name for c in kept) or 'none'}): {best} ({n} of {len(held)})"
+        )
+        adopted = best != DEFAULT_RUN
     lines.append(f"decision: {'adopt ' + best if adopted else 'the default stays'}")
     return lines
+
+
+def _losses(runs: dict[str, dict[str, Any]], name: str, short_guard: bool) -> list[str]:
+    losses = guarded_losses(runs[name], runs[DEFAULT_RUN])
+    return losses + short_losses(runs[name], runs[DEFAULT_RUN]) if short_guard else losses
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -157,6 +227,9 @@ def main(argv: list[str] | None = None) -> int:
     lines = report(runs)
     if any(name in runs for name in ROUND_2):
         lines += ["", "second round", "", *report(runs, ORDER_2)]
+    if any(name in runs for name in ROUND_3):
+        lines += ["", "third round, with the short-QA guard", ""]
+        lines += report(runs, ORDER_3, short_guard=True)
     print("\n".join(lines))
     return 0
 

@@ -55,3 +55,25 @@ def test_a_quarantined_corroborator_vouches_for_nothing(fake_nli, lone_detail_pa
     plain = engine(fake_nli, "none", coordination="text").defend(QUERY, lone_detail_pages)
     delivered = engine(fake_nli, coordination="text").defend(QUERY, lone_detail_pages)
     assert delivered.selected == plain.selected and "corroborates" not in delivered.reason
+
+
+def test_corroborated_relevant_keeps_an_uncorroborated_answer_sentence(fake_nli):
+    from mirage_core import Passage
+
+    query = "Who supplied the lift machinery of the tower?"
+    pages = [
+        Passage(text, source=f"https://{host}/eiffel", score=0.9)
+        for text, host in (
+            ("The tower was completed in 1889. Otis supplied the lift machinery.", "a.example"),
+            ("The tower was completed in 1889 for the World's Fair.", "b.example"),
+        )
+    ]
+    plain = engine(fake_nli).defend(query, pages)
+    config = MirageConfig(coordination="none").replace(
+        corroborated_only="delivery", fact_coverage=True, corroborated_relevant=True
+    )
+    relevant = Mirage(config, nli=fake_nli).defend(query, pages)
+    # corroborated delivery alone drops the answer, which one page tells
+    assert not any("Otis" in t for t in _texts(plain)) and "corroborates" in plain.reason
+    # the answer sentence is S*'s most relevant claim and no other source vouches for it
+    assert any("Otis" in t for t in _texts(relevant)) and "corroborates" not in relevant.reason
