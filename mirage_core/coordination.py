@@ -69,6 +69,12 @@ class CoordinationModel:
     gates, as without coordination signals. Fit as the largest floor that loses no planted
     group caught on the fit half (``research/coordination_signals.py``).
 
+    ``max_tokens``: likewise a group whose passages hold a median of more content tokens than
+    the honest groups the centers were fit on is never flagged: every signal is a share of a
+    passage's tokens, and ten full pages about one person all name the person (answer focus),
+    resemble each other (cosine) and leave each page few words of its own (novelty), outside
+    anything the model was fit on (``research/coordination_length.py``).
+
     ``isolated_signals`` / ``isolated_threshold``: how a group that is the whole evidence is
     scored. ``tightness`` compares the group with the query's other passages; when there are
     none (five planted passages and nothing else, or five honest ones) it is undefined, and
@@ -86,6 +92,7 @@ class CoordinationModel:
     min_tokens: float = 0.0
     isolated_signals: tuple[str, ...] = ()
     isolated_threshold: float = math.inf
+    max_tokens: float = math.inf
     provenance: str = ""
 
     def __post_init__(self) -> None:
@@ -115,7 +122,12 @@ class CoordinationModel:
         used = [z[s] for s in signals if s in z]
         score = float(np.mean(used)) if used else float("nan")
         fired = tuple(s for s in signals if z.get(s, -math.inf) >= self.fire_at)
-        flagged = bool(used) and score >= threshold and not g.tokens < self.min_tokens
+        flagged = (
+            bool(used)
+            and score >= threshold
+            and not g.tokens < self.min_tokens
+            and not g.tokens > self.max_tokens
+        )
         return replace(
             g,
             standardized={k: round(v, 3) for k, v in z.items()},
@@ -186,12 +198,13 @@ def model_for(
     isolated_signals: Sequence[str] | None = None,
     signals: Sequence[str] | None = None,
     min_tokens: float | None = None,
+    max_tokens: float | None = None,
 ) -> CoordinationModel:
     """:data:`DEFAULT_MODEL` (with ``embeddings``) or :data:`TEXT_MODEL`, with its signals,
-    thresholds, isolated signals and length floor replaced where given
+    thresholds, isolated signals and length bounds replaced where given
     (``MethodSettings.coordination_signals`` / ``coordination_threshold`` /
     ``coordination_isolated_threshold`` / ``coordination_isolated_signals`` /
-    ``coordination_min_tokens``). The text model has no isolated scoring, so the
+    ``coordination_min_tokens`` / ``coordination_max_tokens``). The text model has no isolated scoring, so the
     isolated ones leave it unchanged."""
     model = DEFAULT_MODEL if embeddings else TEXT_MODEL
     changes: dict[str, object] = {}
@@ -201,6 +214,8 @@ def model_for(
         changes["threshold"] = float(threshold)
     if min_tokens is not None:
         changes["min_tokens"] = float(min_tokens)
+    if max_tokens is not None:
+        changes["max_tokens"] = float(max_tokens)
     if model.isolated_signals:
         if isolated_threshold is not None:
             changes["isolated_threshold"] = float(isolated_threshold)

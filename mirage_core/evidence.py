@@ -189,6 +189,7 @@ def find_coordinated(evidence: Evidence, config: MirageConfig, spans: Spans | No
             m.coordination_isolated_signals,
             m.coordination_signals,
             m.coordination_min_tokens,
+            m.coordination_max_tokens,
         ),
         spans=spans,
     )

@@ -115,6 +115,11 @@ class MethodSettings:
     )
     """Median content tokens per passage below which a group is never flagged (``None``: the
     model's own)."""
+    coordination_max_tokens: float | None = field(
+        default=None, metadata=rule("nonnegative", optional=True)
+    )
+    """Median content tokens per passage above which a group is never flagged (``None``: the
+    model's own, which has no ceiling)."""
     coordination_absorb_margin: float | None = field(
         default=0.05, metadata=rule("unit", optional=True)
     )

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# One scoreboard run per candidate of research/corroborated_first.py (both rounds) and one of the default.
+# One scoreboard run per candidate of research/corroborated_first.py and research/coordination_length.py, and one of the default.
 set -euo pipefail
 out=research/results/corroborated-first
 mkdir -p "$out"
 echo '{}' > "$out/.default.json"
-for cfg in "$out/.default.json" research/candidates/corroborated-{first,delivery}*.json; do
+for cfg in "$out/.default.json" research/candidates/corroborated-{first,delivery}*.json research/candidates/coordination-calibrated*.json; do
   name=$(basename "$cfg" .json); name=${name#.}
   [ -f "$out/$name.json" ] && continue
   nice .venv/bin/python -m benchmarks.scoreboard --config "$cfg" --no-paper --families all \

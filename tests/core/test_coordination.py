@@ -228,6 +228,19 @@ def test_one_line_passages_are_scored_but_never_flagged(clean_passages):
     assert long[0].flagged and long[0].tokens >= TEXT_MODEL.min_tokens
 
 
+def test_a_group_longer_than_the_calibration_pages_is_scored_but_never_flagged():
+    """The length ceiling: a group whose passages hold a median of more content tokens than
+    ``max_tokens`` is outside what the signals were fit on and is left to the other gates."""
+    texts = [*PLANTED_LONG, *HONEST]
+    domains = [f"p{i}" for i in range(len(texts))]
+    found = detect_coordination(QUERY, texts, domains, model=TEXT_MODEL)
+    assert found[0].flagged and TEXT_MODEL.max_tokens == math.inf
+    capped = replace(TEXT_MODEL, max_tokens=found[0].tokens - 1)
+    again = detect_coordination(QUERY, texts, domains, model=capped)
+    assert again[0].score == found[0].score and not any(g.flagged for g in again)
+    assert model_for(False, max_tokens=50.0).max_tokens == 50.0
+
+
 def test_a_group_that_is_the_whole_evidence_is_scored_on_the_isolated_signals():
     """With no passage outside the group there is no tightness: the embedding model scores
     such a group on its isolated signals (with cosine) against its own threshold; the text model
