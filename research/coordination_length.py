@@ -34,22 +34,26 @@ from mirage_core.group_signals import candidate_groups, evidence_profile
 from research.coordination_data import honest_sets, planted_sets
 
 
-def fit_half_group_tokens(seed: int = 0) -> list[float]:
+def fit_half_lengths(seed: int = 0) -> tuple[list[float], list[int]]:
+    """(median content tokens of each honest fit-half candidate group, content tokens of each
+    honest fit-half passage)."""
     honest = honest_sets()
     planted = planted_sets(None)
     keys = sorted({e.key for e in honest} | {e.key for e in planted})
     rng = random.Random(f"{seed}:coordination-split")
     rng.shuffle(keys)
     fit_keys = set(keys[: len(keys) // 2])
-    out = []
+    groups: list[float] = []
+    passages: list[int] = []
     for e in honest:
         if e.key not in fit_keys:
             continue
         profile = evidence_profile(e.query, e.texts, e.domains)
         lengths = [len(content_tokens(t)) for t in e.texts]
+        passages += lengths
         for members, _ in candidate_groups(profile):
-            out.append(float(np.median([lengths[i] for i in members])))
-    return out
+            groups.append(float(np.median([lengths[i] for i in members])))
+    return groups, passages
 
 
 #: The ceiling: the largest median of the honest fit-half groups (printed by ``main``).
@@ -77,7 +81,17 @@ CANDIDATES: dict[str, dict[str, Any]] = {
         }
     },
 }
+#: Declared after the candidates above ran (they lose gpe-k5 rows of the short-QA guard: the
+#: scoreboard's gpe-eval pages are cut at the same 1,200 characters as the calibration pool,
+#: and groups of its attack pages reach medians of 96 to 119 content tokens). A group median
+#: beyond the longest passage of the pool is outside it whatever the grouping: 119, printed by
+#: ``main``. Same rule, its own choice between it and the default.
+LONGEST_PASSAGE = 119.0
+LATER: dict[str, dict[str, Any]] = {
+    "coordination-longest-passage": {"method": {"coordination_max_tokens": LONGEST_PASSAGE}},
+}
 ORDER = ("default", *CANDIDATES)
+ORDER_LATER = ("default", *LATER)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -87,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--report", nargs="+", help="the choice, from scoreboard JSON files")
     args = p.parse_args(argv)
     if args.write:
-        for name, change in CANDIDATES.items():
+        for name, change in {**CANDIDATES, **LATER}.items():
             path = Path("research/candidates") / f"{name}.json"
             path.write_text(json.dumps(change, indent=1) + "\n")
         return 0
@@ -95,14 +109,22 @@ def main(argv: list[str] | None = None) -> int:
         from research.corroborated_first import report
 
         runs = {Path(f).stem: json.loads(Path(f).read_text()) for f in args.report}
-        print("\n".join(report(runs, ORDER, short_guard=True)))
+        lines = report(runs, ORDER, short_guard=True)
+        if any(name in runs for name in LATER):
+            lines += ["", "later candidate", "", *report(runs, ORDER_LATER, short_guard=True)]
+        print("\n".join(lines))
         return 0
-    tokens = fit_half_group_tokens(args.seed)
+    tokens, passages = fit_half_lengths(args.seed)
     pct = np.percentile(tokens, [50, 90, 95, 99, 100])
     print(f"honest fit-half candidate groups: {len(tokens)}")
     print(
         "median content tokens of a group's passages, percentiles 50 / 90 / 95 / 99 / max: "
         + " / ".join(f"{v:.1f}" for v in pct)
+    )
+    pct = np.percentile(passages, [50, 90, 95, 99, 100])
+    print(
+        f"content tokens of a passage ({len(passages)} honest fit-half passages), percentiles "
+        "50 / 90 / 95 / 99 / max: " + " / ".join(f"{v:.1f}" for v in pct)
     )
     return 0
 

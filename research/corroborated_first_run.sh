@@ -4,7 +4,7 @@ set -euo pipefail
 out=research/results/corroborated-first
 mkdir -p "$out"
 echo '{}' > "$out/.default.json"
-for cfg in "$out/.default.json" research/candidates/corroborated-{first,delivery}*.json research/candidates/coordination-calibrated*.json; do
+for cfg in "$out/.default.json" research/candidates/corroborated-{first,delivery}*.json research/candidates/coordination-{calibrated,longest}*.json; do
   name=$(basename "$cfg" .json); name=${name#.}
   [ -f "$out/$name.json" ] && continue
   nice .venv/bin/python -m benchmarks.scoreboard --config "$cfg" --no-paper --families all \
