@@ -162,6 +162,10 @@ class MethodSettings:
     """With ``corroborated_only="delivery"``: only when a corroborated claim is among S*'s
     claims most relevant to the query; otherwise S* is delivered whole, so that short evidence
     whose answer sentence no other source vouches for keeps its answer."""
+    pair_relevant_only: bool = field(default=False, metadata=rule("bool"))
+    """Send to NLI only the pairs both of whose claims hold a word of the query (relevance > 0):
+    the gate weighs a pair by its less relevant claim, so the others can never decide r_contr
+    (what they would have corroborated goes uncounted)."""
     partner_ranking: PartnerRanking = "overlap"
     """How a claim ranks its candidate partners for the pair budget: token overlap, or the
     cosine of the claims' embeddings (loads the embedder)."""

@@ -155,7 +155,8 @@ def build_pairs(
     evidence: Evidence, config: MirageConfig, embed: EmbedFn | None
 ) -> CandidatePairs | None:
     """Candidates by token overlap → paraphrase pairs and embedding ranking (when configured)
-    → the pair budget. ``None`` when a failed claim embedding ended the query
+    → (with ``pair_relevant_only``) the pairs both of whose claims bear on the query → the pair
+    budget. ``None`` when a failed claim embedding ended the query
     (``evidence.early_reason``)."""
     t0 = time.perf_counter()
     embed_before = evidence.timings.get("embed", 0.0)
@@ -173,6 +174,10 @@ def build_pairs(
             pairs = add_paraphrase_pairs(pairs, claims, vectors, m.paraphrase_threshold)
         if vectors is not None and rank_by_embedding:
             pairs = rank_by_similarity(pairs, vectors)
+    if m.pair_relevant_only and evidence.relevance is not None and len(pairs):
+        # a pair weighs in r_contr by its less relevant claim: at 0 it can never decide a verdict
+        rel = evidence.relevance
+        pairs = pairs.take(np.flatnonzero(np.minimum(rel[pairs.left], rel[pairs.right]) > 0))
     pairs = apply_budget(
         pairs, claims, config.partners_per_claim, config.max_pairs, evidence.relevance
     )

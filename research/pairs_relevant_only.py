@@ -1,0 +1,50 @@
+"""NLI pairs per query with and without ``pair_relevant_only``:
+`python -m research.pairs_relevant_only`.
+
+The same queries as ``benchmarks/perf_engine.py`` (gpe-eval claims, k = 5 to 50 real web
+pages), the default config with the option off and on; a counting NLI double, so nothing is
+scored. The scoreboard run of the candidate (``research/candidates/pairs-relevant-only.json``)
+decides whether it becomes the default: the third-round rule of ``research/corroborated_first``
+(leave-one-family-out among the default and the candidates that lose no guarded row, the
+short-QA guard included).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from benchmarks.perf_engine import CountingNLI, queries
+from mirage_core import Mirage, MirageConfig
+
+
+def pairs_per_query(items, k: int, relevant_only: bool) -> float:
+    config = MirageConfig().replace(pair_relevant_only=relevant_only)
+    verdicts = Mirage(config, nli=CountingNLI()).defend_many(
+        [q for q, _ in items], [p[:k] for _, p in items]
+    )
+    return float(np.mean([2 * v.candidate_stats["nli_pairs"] for v in verdicts]))
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--queries", type=int, default=20)
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args(argv)
+    ks = (5, 10, 20, 50)
+    items = queries(args.queries, max(ks), args.seed)
+    print("| k | default pairs / query | relevant only | ratio |")
+    print("|---|---|---|---|")
+    base5 = only5 = 0.0
+    for k in ks:
+        base, only = pairs_per_query(items, k, False), pairs_per_query(items, k, True)
+        base5, only5 = (base, only) if k == 5 else (base5, only5)
+        print(f"| {k} | {base:.1f} | {only:.1f} | {only / max(base, 1e-9):.2f} |")
+        if k != 5:
+            print(f"|   | growth from k = 5: ×{base / base5:.1f} | ×{only / only5:.1f} | |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
