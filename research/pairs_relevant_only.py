@@ -6,7 +6,10 @@ pages), the default config with the option off and on; a counting NLI double, so
 scored. The scoreboard run of the candidate (``research/candidates/pairs-relevant-only.json``)
 decides whether it becomes the default: the third-round rule of ``research/corroborated_first``
 (leave-one-family-out among the default and the candidates that lose no guarded row, the
-short-QA guard included).
+short-QA guard included). A later candidate (declared after the first's figures, before it
+ran) adds the coordination length ceiling at the calibration pool's longest passage
+(``research/coordination_length.py``): the first loses one biogen-k10 clean set on fit, and the
+ceiling keeps long honest pages from being flagged at all.
 """
 
 from __future__ import annotations
@@ -31,7 +34,21 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--queries", type=int, default=20)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--report", nargs="+", help="the choice, from scoreboard JSON files")
     args = p.parse_args(argv)
+    if args.report:
+        import json
+        from pathlib import Path
+
+        from research.corroborated_first import report
+
+        runs = {Path(f).stem: json.loads(Path(f).read_text()) for f in args.report}
+        lines = report(runs, ("default", "pairs-relevant-only"), short_guard=True)
+        if "pairs-relevant-only-longest-passage" in runs:
+            later = ("default", "pairs-relevant-only-longest-passage")
+            lines += ["", "later candidate", "", *report(runs, later, short_guard=True)]
+        print("\n".join(lines))
+        return 0
     ks = (5, 10, 20, 50)
     items = queries(args.queries, max(ks), args.seed)
     print("| k | default pairs / query | relevant only | ratio |")
