@@ -69,11 +69,12 @@ class CoordinationModel:
     gates, as without coordination signals. Fit as the largest floor that loses no planted
     group caught on the fit half (``research/coordination_signals.py``).
 
-    ``max_tokens``: likewise a group whose passages hold a median of more content tokens than
-    the honest groups the centers were fit on is never flagged: every signal is a share of a
-    passage's tokens, and ten full pages about one person all name the person (answer focus),
-    resemble each other (cosine) and leave each page few words of its own (novelty), outside
-    anything the model was fit on (``research/coordination_length.py``).
+    ``max_tokens``: likewise a group whose passages hold a median of more content tokens is
+    never flagged (off in the shipped models: ``inf``). Every signal is a share of a passage's
+    tokens, and ten full pages about one person all name the person (answer focus), resemble
+    each other (cosine) and leave each page few words of their own (novelty), beyond the
+    lengths the model was fit on (``research/coordination_length.py``); but a ceiling lets an
+    attacker pad planted passages past it (``research/padded_poisons.py``).
 
     ``isolated_signals`` / ``isolated_threshold``: how a group that is the whole evidence is
     scored. ``tightness`` compares the group with the query's other passages; when there are
@@ -204,8 +205,8 @@ def model_for(
     thresholds, isolated signals and length bounds replaced where given
     (``MethodSettings.coordination_signals`` / ``coordination_threshold`` /
     ``coordination_isolated_threshold`` / ``coordination_isolated_signals`` /
-    ``coordination_min_tokens`` / ``coordination_max_tokens``). The text model has no isolated scoring, so the
-    isolated ones leave it unchanged."""
+    ``coordination_min_tokens`` / ``coordination_max_tokens``). The text model has no isolated
+    scoring, so the isolated ones leave it unchanged."""
     model = DEFAULT_MODEL if embeddings else TEXT_MODEL
     changes: dict[str, object] = {}
     if signals is not None:

@@ -119,7 +119,7 @@ class MethodSettings:
         default=None, metadata=rule("nonnegative", optional=True)
     )
     """Median content tokens per passage above which a group is never flagged (``None``: the
-    model's own, which has no ceiling)."""
+    model's own)."""
     coordination_absorb_margin: float | None = field(
         default=0.05, metadata=rule("unit", optional=True)
     )

@@ -233,7 +233,8 @@ def test_a_group_longer_than_the_calibration_pages_is_scored_but_never_flagged()
     ``max_tokens`` is outside what the signals were fit on and is left to the other gates."""
     texts = [*PLANTED_LONG, *HONEST]
     domains = [f"p{i}" for i in range(len(texts))]
-    found = detect_coordination(QUERY, texts, domains, model=TEXT_MODEL)
+    uncapped = replace(TEXT_MODEL, max_tokens=math.inf)
+    found = detect_coordination(QUERY, texts, domains, model=uncapped)
     assert found[0].flagged and TEXT_MODEL.max_tokens == math.inf
     capped = replace(TEXT_MODEL, max_tokens=found[0].tokens - 1)
     again = detect_coordination(QUERY, texts, domains, model=capped)

@@ -215,7 +215,8 @@ def test_bad_text_in_one_query_never_changes_another():
         return lexical_nli(premises, hypotheses)
 
     engine = Mirage(MirageConfig(coordination="none"), nli=CallableNLI(fragile))
-    bad = [Passage(p.text + " BROKEN text here.", source=p.source) for p in PARIS]
+    # the bad text sits in the sentences about the query, so their pairs reach the backend
+    bad = [Passage(p.text.replace("capital", "BROKEN capital"), source=p.source) for p in PARIS]
     alone = engine.defend(QUERY, PARIS)
     together = engine.defend_many([QUERY, QUERY, QUERY], [PARIS, bad, PARIS])
     assert alone.passed
