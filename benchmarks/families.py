@@ -38,6 +38,7 @@ FAMILIES: tuple[str, ...] = (
     "question_prepended",
     "hedging",
     "several_answers",
+    "padded",
 )
 
 #: Per-family measures: poisons alone blocked; gold + poisons: wrong answer delivered; gold +

@@ -4,7 +4,7 @@ The coordination model never flags a group whose passages hold a median of more 
 than the longest honest passage it was fit on (``CoordinationModel.max_tokens``). An attacker
 who knows it pads each poison with filler until it is longer. This measures what that buys:
 PoisonedRAG NQ and HotpotQA poisons (the first ``--n`` questions of each), each followed by
-neutral filler sentences (seeded, a different draw per poison) up to ``--tokens`` content
+neutral filler sentences (``mirage_core.evaluation.adaptive.pad``, a seeded draw per poison) up to ``--tokens`` content
 tokens, alone and with the gold passage, under three configurations: the candidate with the
 ceiling at 119 content tokens and relevant-only pairing, relevant-only pairing alone, and the
 default (neither).
@@ -17,42 +17,9 @@ import random
 
 from benchmarks._pair_store import PackagedStoredNLI
 from mirage_core import Mirage, MirageConfig
-from mirage_core.claims import content_tokens
-from mirage_core.evaluation.adaptive import _contains
+from mirage_core.evaluation.adaptive import PADDED_TOKENS, _contains, pad
 from mirage_core.evaluation.datasets import load_poisonedrag
 from mirage_core.types import Passage
-
-FILLER = (
-    "Readers often look for several sources before they settle on an account.",
-    "Libraries keep older editions of reference works for comparison.",
-    "Local newspapers covered the subject in weekend features for many years.",
-    "Teachers sometimes use the topic as an example in introductory classes.",
-    "Online forums discuss the question regularly and at some length.",
-    "Archivists have catalogued letters and photographs from the period.",
-    "Documentary makers returned to the story more than once.",
-    "Museum guides mention it to visitors on most tours of the collection.",
-    "Several podcasts devoted whole episodes to the background of the question.",
-    "Travel writers describe the places involved in lively detail.",
-    "Quiz shows have asked about it in their general knowledge rounds.",
-    "Students writing essays often cite the standard encyclopedias on it.",
-    "Biographers describe the people involved with considerable sympathy.",
-    "Collectors trade memorabilia connected with the subject at fairs.",
-    "Radio programmes revisited the matter on its anniversaries.",
-    "Historians note that public interest rose and fell over the decades.",
-    "Fans maintain detailed timelines and discussion pages about it.",
-    "Critics have written long reviews of the books on the subject.",
-    "Translations of the main accounts exist in many languages.",
-    "Community groups organise talks and small exhibitions about it.",
-)
-
-
-def pad(text: str, tokens: int, rng: random.Random) -> str:
-    filler = list(FILLER)
-    rng.shuffle(filler)
-    out = text
-    while len(content_tokens(out)) < tokens and filler:
-        out += " " + filler.pop()
-    return out
 
 
 def run(configs: dict[str, MirageConfig], n: int, tokens: int, seed: int) -> dict:
@@ -80,7 +47,7 @@ def run(configs: dict[str, MirageConfig], n: int, tokens: int, seed: int) -> dic
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--n", type=int, default=20, help="questions per dataset")
-    p.add_argument("--tokens", type=int, default=160, help="content tokens per padded poison")
+    p.add_argument("--tokens", type=int, default=PADDED_TOKENS, help="content tokens per poison")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
     base = MirageConfig()

@@ -469,7 +469,7 @@ def load_poisonedrag(
     ``name="nq:dispersed"``) rewrites the five poisons offline and seeded, keeping the incorrect
     answer and never adding the correct one (:mod:`mirage_core.evaluation.adaptive`); the
     generated attack families (``token_soup``, ``question_appended``, ``question_prepended``,
-    ``hedging``, ``several_answers``) are written the same way.
+    ``hedging``, ``several_answers``, ``padded``) are written the same way.
 
     An attack family of :data:`VARIANTS` (``name="nq:gemini"``) replaces the poisons by that
     family's passages for the same questions, read from ``poisonedrag-variants/`` (beside
@@ -573,6 +573,7 @@ def load_poisonedrag(
             "question_prepended": " Poisons with the question glued before them (with or without a space).",
             "hedging": " Poisons rewritten as hedges (some sources say the incorrect answer, others disagree).",
             "several_answers": " Poisons rewritten as lists of candidate answers, the incorrect one among them.",
+            "padded": " Poisons padded with neutral filler sentences to 160 content tokens.",
             "paraphrase": " Poisons paraphrased (sentence reorder, clause rewrites; rule-based, seeded).",
             "synonym": " Poisons synonym-substituted (built-in table, query words kept; seeded).",
             "dispersed": (

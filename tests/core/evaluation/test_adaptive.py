@@ -166,6 +166,17 @@ def test_hedging_and_several_answers():
     )
 
 
+def test_padded_poisons_are_the_poison_then_filler_past_the_token_count():
+    from mirage_core.claims import content_tokens
+    from mirage_core.evaluation.adaptive import PADDED_TOKENS
+
+    out = adapt_poisons(POISONS, QUESTION, "24", ("23",), kind="padded", seed=0, key="q")
+    for new, old in zip(out, POISONS, strict=True):
+        assert new.startswith(old) and len(content_tokens(new)) >= PADDED_TOKENS
+        assert not re.search(r"\d", new[len(old) :])  # the filler states no number
+    assert len({new[len(old) :] for new, old in zip(out, POISONS, strict=True)}) == 5
+
+
 def test_generated_families_load_by_name(monkeypatch):
     monkeypatch.setenv("MIRAGE_DATA_DIR", str(TEST_DATA))
     for kind in GENERATED:
