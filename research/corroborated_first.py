@@ -1,5 +1,9 @@
-"""Corroboration where the evidence has it: S* is first chosen among corroborated claims, and
-that S* is delivered when the sources behind it reach ``d_min`` (``corroborated_first``).
+"""Corroboration where the evidence has it: only corroborated claims are delivered, where the
+sources behind them reach ``d_min`` (``MethodSettings.corroborated_only``). Three rounds:
+``"selection"`` (S* chosen among corroborated claims), ``"delivery"`` (the gate weighs the
+whole S*, a passing verdict delivers its corroborated part), then delivery that keeps the
+answer sentence, under a short-QA guard. Each round's candidates and rule were declared before
+it ran (``docs/decisions.md``, 2026-12-04).
 
 Candidates (changes to ``MirageConfig()``, declared before any of them ran):
 
