@@ -77,3 +77,14 @@ def test_corroborated_relevant_keeps_an_uncorroborated_answer_sentence(fake_nli)
     assert not any("Otis" in t for t in _texts(plain)) and "corroborates" in plain.reason
     # the answer sentence is S*'s most relevant claim and no other source vouches for it
     assert any("Otis" in t for t in _texts(relevant)) and "corroborates" not in relevant.reason
+
+
+def test_async_and_batched_verdicts_deliver_the_same_part(fake_nli, lone_detail_pages):
+    import asyncio
+
+    mirage = engine(fake_nli)
+    alone = mirage.defend(QUERY, lone_detail_pages)
+    batched = mirage.defend_many([QUERY, QUERY], [lone_detail_pages, lone_detail_pages[:2]])[0]
+    awaited = asyncio.run(mirage.adefend(QUERY, lone_detail_pages))
+    assert alone.selected == batched.selected == awaited.selected
+    assert alone.reason == batched.reason == awaited.reason

@@ -427,3 +427,15 @@ def test_the_redundancy_filter_keeps_held_back_documents_out(near_copy_engine):
     )
     assert out and {d.id for d in out} <= {"d3", "d4"}
     assert all("held back by the redundancy filter" in d.metadata["mirage"]["reason"] for d in out)
+
+
+@pytest.mark.model
+def test_corroborated_delivery_reaches_the_documents(fake_nli, lone_detail_pages):
+    docs = [Document(page_content=p.text, metadata={"url": p.source}) for p in lone_detail_pages]
+    config = MirageConfig(coordination="none").replace(
+        corroborated_only="delivery", fact_coverage=True
+    )
+    retriever = MirageRetriever(base_retriever=lambda_retriever(docs), config=config, nli=fake_nli)
+    out = retriever.invoke("When was the Eiffel Tower completed?")
+    assert [d.page_content for d in out] == ["The tower was completed in 1889."]
+    assert "corroborates" in out[0].metadata["mirage"]["reason"]
