@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["NON_CLAIM_REASONS", "non_claim_reason"]
+__all__ = ["NON_CLAIM_REASONS", "is_question", "non_claim_reason"]
 
 #: Every reason :func:`non_claim_reason` can give, in the order it checks them.
 NON_CLAIM_REASONS: tuple[str, ...] = (
@@ -65,6 +65,11 @@ def _is_title_case(words: list[str]) -> bool:
         return False
     upper = sum(w[0].isupper() for w in content)
     return upper / len(content) >= 0.8
+
+
+def is_question(sentence: str) -> bool:
+    """Whether ``sentence`` ends with a question mark (closing quotes and brackets allowed)."""
+    return _QUESTION.search(sentence.strip()) is not None
 
 
 def non_claim_reason(sentence: str) -> str | None:

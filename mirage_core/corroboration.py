@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from mirage_core.claim_filter import is_question
 from mirage_core.claims import STOPWORDS
 from mirage_core.factcheck import fact_tokens
 from mirage_core.graph import SourcedGraph
@@ -142,11 +143,13 @@ def corroborate(
     paraphrase_support: float | None = None,
     fact_coverage: bool = False,
     fact_scope: str = "sentence",
+    questions_vouch: bool = True,
 ) -> Corroboration:
     """Who corroborates each claim: NLI support from another group, paraphrase neighbours of
     another group (``embeddings``: L2-normalized claim rows, with ``paraphrase_support``), each
     kept only if it states every fact of the claim when ``fact_coverage`` is set (in its own
-    sentence, or with ``fact_scope="passage"`` anywhere in its passage)."""
+    sentence, or with ``fact_scope="passage"`` anywhere in its passage); with
+    ``questions_vouch=False`` no edge from or to a question counts."""
     n = len(claims)
     graph, groups = sourced.graph, sourced.groups
     into = (graph.w_supp > 0) & (groups[graph.premise] != groups[graph.hypothesis])
@@ -154,6 +157,11 @@ def corroborate(
     if embeddings is not None and paraphrase_support is not None and n:
         p, h = _paraphrase_pairs(embeddings, groups, paraphrase_support)
         premise, hypothesis = np.concatenate([premise, p]), np.concatenate([hypothesis, h])
+    if questions_vouch is False and premise.size:
+        # a question asserts nothing: it neither vouches for a claim nor is vouched for
+        asks = np.fromiter((is_question(c.text) for c in claims), dtype=bool, count=n)
+        keep = ~(asks[premise] | asks[hypothesis])
+        premise, hypothesis = premise[keep], hypothesis[keep]
     if fact_coverage and premise.size:
         covers = _facts_stated(claims, premise, hypothesis, fact_scope)
         premise, hypothesis = premise[covers], hypothesis[covers]
@@ -197,4 +205,5 @@ def configured_corroboration(
         paraphrase_support=m.paraphrase_support,
         fact_coverage=m.fact_coverage,
         fact_scope=m.fact_scope,
+        questions_vouch=m.questions_vouch,
     )

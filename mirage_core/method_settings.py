@@ -158,6 +158,10 @@ class MethodSettings:
     and their corroborators') reach ``d_min``: ``"selection"`` chooses S* among them and the
     gate weighs that S*; ``"delivery"`` lets the gate weigh the ordinary S* and delivers its
     corroborated part (:mod:`mirage_core.delivery`). Elsewhere S* is delivered as it is."""
+    questions_vouch: bool = field(default=True, metadata=rule("bool"))
+    """Whether a question counts in corroboration (``False``: a sentence that asks asserts
+    nothing, so it neither corroborates a claim nor is corroborated; a page heading that
+    restates the query is not a second source for it)."""
     corroborated_relevant: bool = field(default=False, metadata=rule("bool"))
     """With ``corroborated_only="delivery"``: only when a corroborated claim is among S*'s
     claims most relevant to the query; otherwise S* is delivered whole, so that short evidence
