@@ -105,6 +105,22 @@ def test_fact_coverage_is_the_subset_test_on_every_edge(scope):
     assert 0 < sum(expected) < len(expected)  # both outcomes occur
 
 
+def test_a_question_vouches_for_nothing_when_questions_do_not_count():
+    claims = _claims(
+        [
+            ("Who wrote Waiting for Godot?", "a"),
+            ("Who wrote Waiting for Godot?", "b"),
+            ("Samuel Beckett wrote Waiting for Godot.", "c"),
+            ("Beckett wrote Waiting for Godot.", "d"),
+        ]
+    )
+    sourced = _sourced(claims, [0, 0, 2], [1, 2, 3])  # the sloppy model: all "support"
+    counted = corroborate(claims, sourced)
+    asserted = corroborate(claims, sourced, questions_vouch=False)
+    assert counted.counts[0] > 0 and counted.counts[1] > 0  # a heading "corroborates" another
+    assert asserted.counts.tolist() == [0, 0, 1, 1]  # only the two statements vouch
+
+
 def test_paraphrase_neighbours_of_another_group_corroborate():
     claims = _claims(
         [("Paris is the capital.", "a"), ("The capital is Paris.", "b"), ("Cats purr.", "c")]
