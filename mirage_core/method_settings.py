@@ -147,22 +147,22 @@ class MethodSettings:
     paraphrase_support: float | None = field(default=None, metadata=rule("unit", optional=True))
     """Claims of another group whose embeddings are at least this close corroborate a claim as
     NLI support does (``None``: NLI support only; :mod:`mirage_core.corroboration`)."""
-    fact_coverage: bool = field(default=False, metadata=rule("bool"))
+    fact_coverage: bool = field(default=True, metadata=rule("bool"))
     """A supporter corroborates a claim only if it states every number, month and name of it."""
     fact_scope: FactScope = "sentence"
     """Where fact coverage looks for the claim's facts: the supporting sentence, or the whole
     passage it comes from (a page that names its subject once and then says "the tower")."""
-    corroborated_only: CorroboratedOnly = "none"
+    corroborated_only: CorroboratedOnly = "delivery"
     """Whether only corroborated claims are delivered (:mod:`mirage_core.corroboration`, with
     ``paraphrase_support`` and ``fact_coverage``), wherever the sources behind them (their own
     and their corroborators') reach ``d_min``: ``"selection"`` chooses S* among them and the
     gate weighs that S*; ``"delivery"`` lets the gate weigh the ordinary S* and delivers its
     corroborated part (:mod:`mirage_core.delivery`). Elsewhere S* is delivered as it is."""
-    questions_vouch: bool = field(default=True, metadata=rule("bool"))
+    questions_vouch: bool = field(default=False, metadata=rule("bool"))
     """Whether a question counts in corroboration (``False``: a sentence that asks asserts
     nothing, so it neither corroborates a claim nor is corroborated; a page heading that
     restates the query is not a second source for it)."""
-    corroborated_relevant: bool = field(default=False, metadata=rule("bool"))
+    corroborated_relevant: bool = field(default=True, metadata=rule("bool"))
     """With ``corroborated_only="delivery"``: only when a corroborated claim is among S*'s
     claims most relevant to the query; otherwise S* is delivered whole, so that short evidence
     whose answer sentence no other source vouches for keeps its answer."""
@@ -180,7 +180,7 @@ class MethodSettings:
     @classmethod
     def paper(cls, **overrides: Any) -> MethodSettings:
         """The published method's internals: no relevance weighting, per-direction
-        contradiction at κ = 0.5, no quarantine."""
+        contradiction at κ = 0.5, no quarantine, S* delivered whole."""
         base: dict[str, Any] = dict(
             kappa=0.5,
             contradiction_symmetry="each",
@@ -190,6 +190,10 @@ class MethodSettings:
             coordination_absorb_margin=None,
             coordinated_d_min=None,
             paraphrase_pairs=False,
+            corroborated_only="none",
+            fact_coverage=False,
+            corroborated_relevant=False,
+            questions_vouch=True,
         )
         return cls(**(base | overrides))
 

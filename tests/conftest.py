@@ -87,7 +87,7 @@ def clean_passages() -> list[Passage]:
             score=0.92,
         ),
         Passage(
-            "The Eiffel Tower is located in Paris, France. The tower was completed in 1889 for the World's Fair.",
+            "The Eiffel Tower is located in Paris. The tower was completed in 1889 for the World's Fair.",
             source="https://en.wikipedia.org/wiki/Eiffel_Tower",
             score=0.88,
         ),

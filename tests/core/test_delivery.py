@@ -10,9 +10,11 @@ from tests.conftest import LONE_DETAIL_QUERY as QUERY
 from tests.conftest import flagged_group
 
 
-def engine(fake_nli, corroborated_only: str = "delivery", coordination: str = "none") -> Mirage:
+def engine(
+    fake_nli, corroborated_only: str = "delivery", coordination: str = "none", relevant=False
+) -> Mirage:
     config = MirageConfig(coordination=coordination).replace(
-        corroborated_only=corroborated_only, fact_coverage=True
+        corroborated_only=corroborated_only, fact_coverage=True, corroborated_relevant=relevant
     )
     return Mirage(config, nli=fake_nli)
 
@@ -69,10 +71,7 @@ def test_corroborated_relevant_keeps_an_uncorroborated_answer_sentence(fake_nli)
         )
     ]
     plain = engine(fake_nli).defend(query, pages)
-    config = MirageConfig(coordination="none").replace(
-        corroborated_only="delivery", fact_coverage=True, corroborated_relevant=True
-    )
-    relevant = Mirage(config, nli=fake_nli).defend(query, pages)
+    relevant = engine(fake_nli, relevant=True).defend(query, pages)
     # corroborated delivery alone drops the answer, which one page tells
     assert not any("Otis" in t for t in _texts(plain)) and "corroborates" in plain.reason
     # the answer sentence is S*'s most relevant claim and no other source vouches for it
@@ -88,3 +87,12 @@ def test_async_and_batched_verdicts_deliver_the_same_part(fake_nli, lone_detail_
     awaited = asyncio.run(mirage.adefend(QUERY, lone_detail_pages))
     assert alone.selected == batched.selected == awaited.selected
     assert alone.reason == batched.reason == awaited.reason
+
+
+def test_the_default_delivers_corroborated_claims_and_paper_delivers_s_star(
+    fake_nli, lone_detail_pages
+):
+    default = Mirage(MirageConfig(coordination="none"), nli=fake_nli)
+    paper = Mirage(MirageConfig.paper(), nli=fake_nli)
+    assert _texts(default.defend(QUERY, lone_detail_pages)) == {"The tower was completed in 1889."}
+    assert any("Otis" in t for t in _texts(paper.defend(QUERY, lone_detail_pages)))

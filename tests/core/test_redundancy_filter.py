@@ -33,9 +33,11 @@ def passages(texts: list[str]) -> list[Passage]:
 
 
 def engine(fake_nli, fake_embedder, **cfg) -> Mirage:
-    # The coordination signals and the answer-slot rule (90 vs 100 degrees) are off so that
-    # only the filter under test acts.
-    config = MirageConfig(coordination="none", answer_conflict=None).replace(**cfg)
+    # The coordination signals, the answer-slot rule (90 vs 100 degrees) and corroborated
+    # delivery are off so that only the filter under test acts.
+    config = MirageConfig(coordination="none", answer_conflict=None).replace(
+        **{"corroborated_only": "none", **cfg}
+    )
     return Mirage(config, nli=fake_nli, embedder=fake_embedder)
 
 
