@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import families as fam
-from research.longform_candidates import long_value, short_row
+from research.longform_candidates import load_runs, long_value, short_row
 
 CANDIDATES = Path("research/candidates/ablation")
 
@@ -218,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "write":
         write() if args.round == 1 else write_round_2()
         return 0
-    runs = {Path(f).stem: json.loads(Path(f).read_text()) for f in args.runs}
+    runs = load_runs(args.runs)
     if "default" not in runs:
         p.error("one of the runs must be default.json")
     print("\n".join(report(runs)))

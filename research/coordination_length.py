@@ -107,8 +107,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.report:
         from research.corroborated_first import report
+        from research.longform_candidates import load_runs
 
-        runs = {Path(f).stem: json.loads(Path(f).read_text()) for f in args.report}
+        runs = load_runs(args.report)
         lines = report(runs, ORDER, short_guard=True)
         if any(name in runs for name in LATER):
             lines += ["", "later candidate", "", *report(runs, ORDER_LATER, short_guard=True)]

@@ -34,7 +34,7 @@ from typing import Any
 
 from benchmarks import families as fam
 from research.ablation import _candidate, _pc, guarded_losses
-from research.longform_candidates import long_value, short_row
+from research.longform_candidates import held_out_table, load_runs, long_value, short_row
 
 CANDIDATES = Path("research/candidates")
 FACTS = {"corroborated_only": "selection", "fact_coverage": True}
@@ -190,18 +190,7 @@ def report(
             for n in order
         ]
         lines.append(f"| {ds} {measure} (fit / report) | " + " | ".join(cells) + " |")
-    lines += [
-        "",
-        "| held-out family | pick | blocked | wrong | correct only |",
-        "|---|---|---|---|---|",
-    ]
-    for h in held:
-        f = h.figures
-        cells = [fam._pc(f.get(m)) for m in ("blocked", "wrong", "correct_only")]
-        lines.append(f"| {h.family} | {h.pick} | " + " | ".join(cells) + " |")
-    s = fam.summary(held)
-    mean = [fam._pc(s[m]["mean"][0]) for m in ("blocked", "wrong", "correct_only")]
-    lines += ["| **mean** | | " + " | ".join(mean) + " |", ""]
+    lines += ["", *held_out_table(held), ""]
     for name in order[1:]:
         alone = fam.leave_one_family_out([candidates[0], _candidate(runs[name], name)], rule)
         n = sum(h.pick == name for h in alone)
@@ -244,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "write":
         write()
         return 0
-    runs = {Path(f).stem: json.loads(Path(f).read_text()) for f in args.runs}
+    runs = load_runs(args.runs)
     if DEFAULT_RUN not in runs:
         p.error(f"one of the runs must be {DEFAULT_RUN}.json")
     lines = report(runs)

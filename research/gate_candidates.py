@@ -23,11 +23,11 @@ from __future__ import annotations
 import argparse
 import json
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 from benchmarks import families as fam
 from research.ablation import CANDIDATES, _candidate, guarded_losses
+from research.longform_candidates import held_out_table, load_runs
 
 CHANGES: dict[str, dict[str, Any]] = {
     "gate-majority": {"method": {"conflict_rule": "majority", "contradiction_scope": "selected"}},
@@ -72,16 +72,9 @@ def report(runs: dict[str, dict[str, Any]], order: tuple[str, ...] = ORDER) -> l
         f"{', '.join(order)} (ties to the earlier); the most-picked replaces the default when it "
         "loses no guarded row on fit",
         "",
-        "| held-out family | pick | blocked | wrong | correct only |",
-        "|---|---|---|---|---|",
+        *held_out_table(held),
+        "",
     ]
-    for h in held:
-        f = h.figures
-        cells = [fam._pc(f.get(m)) for m in ("blocked", "wrong", "correct_only")]
-        lines.append(f"| {h.family} | {h.pick} | " + " | ".join(cells) + " |")
-    s = fam.summary(held)
-    mean = [fam._pc(s[m]["mean"][0]) for m in ("blocked", "wrong", "correct_only")]
-    lines += ["| **mean** | | " + " | ".join(mean) + " |", ""]
     best, n = picks.most_common(1)[0]
     losses = guarded_losses(runs[best], runs[DEFAULT_RUN]) if best != DEFAULT_RUN else []
     lines.append(f"picked in most folds: {best} ({n} of {len(held)})")
@@ -105,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "write":
         write()
         return 0
-    runs = {Path(f).stem: json.loads(Path(f).read_text()) for f in args.runs}
+    runs = load_runs(args.runs)
     if DEFAULT_RUN not in runs:
         p.error(f"one of the runs must be {DEFAULT_RUN}.json")
     lines = report(runs)

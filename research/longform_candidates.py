@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,25 @@ SPLITS = ("fit", "report")
 
 def _pc(x: float | None) -> str:
     return "—" if x is None else f"{100 * x:.1f}"
+
+
+def load_runs(paths: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Scoreboard JSON files by their stem (the candidate's name)."""
+    return {Path(f).stem: json.loads(Path(f).read_text()) for f in paths}
+
+
+def held_out_table(held: Sequence[fam.HeldOut]) -> list[str]:
+    """Each held-out family's pick and figures (report), then their mean."""
+    measures = ("blocked", "wrong", "correct_only")
+    lines = ["| held-out family | pick | blocked | wrong | correct only |", "|---|---|---|---|---|"]
+    for h in held:
+        cells = [fam._pc(h.figures.get(m)) for m in measures]
+        lines.append(f"| {h.family} | {h.pick} | " + " | ".join(cells) + " |")
+    s = fam.summary(held)
+    return [
+        *lines,
+        "| **mean** | | " + " | ".join(fam._pc(s[m]["mean"][0]) for m in measures) + " |",
+    ]
 
 
 def short_row(run: dict[str, Any], measure: str, split: str) -> float | None:
@@ -116,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("runs", nargs="+", help="scoreboard JSON files, one per candidate")
     args = p.parse_args(argv)
-    runs = {Path(f).stem: json.loads(Path(f).read_text()) for f in args.runs}
+    runs = load_runs(args.runs)
     print("\n".join(table(runs) + rule_lines(runs)))
     return 0
 

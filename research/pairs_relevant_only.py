@@ -37,12 +37,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--report", nargs="+", help="the choice, from scoreboard JSON files")
     args = p.parse_args(argv)
     if args.report:
-        import json
-        from pathlib import Path
-
         from research.corroborated_first import report
+        from research.longform_candidates import load_runs
 
-        runs = {Path(f).stem: json.loads(Path(f).read_text()) for f in args.report}
+        runs = load_runs(args.report)
         lines = report(runs, ("default", "pairs-relevant-only"), short_guard=True)
         if "pairs-relevant-only-longest-passage" in runs:
             later = ("default", "pairs-relevant-only-longest-passage")
