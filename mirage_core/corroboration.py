@@ -70,12 +70,10 @@ class Corroboration:
         """Per claim: corroborated by a claim outside ``quarantined`` (a planted passage
         vouches for nothing)."""
         vouched = np.zeros(len(self.counts), dtype=bool)
-        keep = (
-            np.ones(self.premise.size, dtype=bool)
-            if quarantined is None
-            else ~quarantined[self.premise]
+        kept = (
+            self.hypothesis if quarantined is None else self.hypothesis[~quarantined[self.premise]]
         )
-        vouched[self.hypothesis[keep]] = True
+        vouched[kept] = True
         return vouched
 
     @property
