@@ -16,12 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from mirage_core.claims import clean_text, extract_claims, split_sentences
+from mirage_core.claims import clean_text, content_tokens, extract_claims, split_sentences
 from mirage_core.config import MirageConfig
 from mirage_core.errors import EmbeddingError
 from mirage_core.independence import independence_groups, publishers_of
 from mirage_core.normalize import NormalizedText, normalize_query, normalize_text
 from mirage_core.records import NonClaim
+from mirage_core.signal_window import WindowOrder
 from mirage_core.relevance import lexical_relevance
 from mirage_core.types import Claim, Passage
 
@@ -177,9 +178,14 @@ def find_coordinated(evidence: Evidence, config: MirageConfig, spans: Spans | No
 
     m = config.method
     embeddings = evidence.embeddings if config.coordination == "embedding" else None
+    texts: Sequence[str] = evidence.texts
+    if m.coordination_window is not None:
+        texts, spans = signal_windows(
+            evidence.query, texts, spans, m.coordination_window, m.coordination_window_order
+        )
     found = detect_coordination(
         evidence.query,
-        evidence.texts,
+        texts,
         evidence.publishers,
         embeddings,
         model_for(
@@ -205,6 +211,27 @@ def find_coordinated(evidence: Evidence, config: MirageConfig, spans: Spans | No
         for g in found
         if g.flagged
     ]
+
+
+def signal_windows(
+    query: str,
+    texts: Sequence[str],
+    spans: Spans | None,
+    max_tokens: int,
+    order: WindowOrder,
+) -> tuple[list[str], list[list[tuple[int, int]]]]:
+    """Each text cut to the window the coordination signals read, with its sentence spans."""
+    from mirage_core.signal_window import signal_window
+
+    query_tokens = content_tokens(query)
+    cuts = spans if spans is not None else [None] * len(texts)
+    windows = [
+        signal_window(
+            t, cut if cut is not None else split_sentences(t), query_tokens, max_tokens, order
+        )
+        for t, cut in zip(texts, cuts, strict=True)
+    ]
+    return [w for w, _ in windows], [s for _, s in windows]
 
 
 def _finite(score: float | None) -> float | None:

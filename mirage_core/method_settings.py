@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from mirage_core.checks import rule, validate
 from mirage_core.group_signals import ISOLATED_SIGNALS, SIGNALS
+from mirage_core.signal_window import WindowOrder
 
 __all__ = [
     "AnswerConflictContext",
@@ -120,6 +121,13 @@ class MethodSettings:
     )
     """Median content tokens per passage above which a group is never flagged (``None``: the
     model's own)."""
+    coordination_window: int | None = field(default=None, metadata=rule("int", optional=True))
+    """The coordination signals read at most this many distinct content tokens of each
+    passage, whole sentences filled in ``coordination_window_order`` (``None``: the whole
+    passage; :mod:`mirage_core.signal_window`)."""
+    coordination_window_order: WindowOrder = "relevance"
+    """Which sentences fill the window: those holding most query words (``"relevance"``) or
+    the passage's first (``"lead"``)."""
     coordination_absorb_margin: float | None = field(
         default=0.05, metadata=rule("unit", optional=True)
     )
