@@ -41,9 +41,9 @@ def signal_window(
     max_tokens: int,
     order: WindowOrder = "relevance",
 ) -> tuple[str, list[Span]]:
-    """``text`` cut to the sentences (``spans``) that fit ``max_tokens`` distinct content
-    tokens, filled in ``order``; returns the window's text and its sentence spans. The first
-    sentence in ``order`` is always read, however long."""
+    """``text`` cut to its sentences (``spans``) in ``order`` up to the first that would take the
+    window past ``max_tokens`` distinct content tokens; returns the window's text and its
+    sentence spans. The first sentence in ``order`` is always read, however long."""
     if len(content_tokens(text)) <= max_tokens or len(spans) <= 1:
         return text, list(spans)
     sentence_tokens = [content_tokens(text[a:b]) for a, b in spans]
@@ -55,7 +55,7 @@ def signal_window(
     for i in ranked:
         grown = seen | sentence_tokens[i]
         if chosen and len(grown) > max_tokens:
-            continue
+            break
         seen = grown
         chosen.append(i)
     parts: list[str] = []
