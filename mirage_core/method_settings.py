@@ -122,8 +122,8 @@ class MethodSettings:
     """Median content tokens per passage above which a group is never flagged (``None``: the
     model's own)."""
     coordination_window: int | None = field(default=None, metadata=rule("int", optional=True))
-    """The coordination signals read at most this many distinct content tokens of each
-    passage, whole sentences filled in ``coordination_window_order`` (``None``: the whole
+    """The coordination signals read each passage's sentences, in
+    ``coordination_window_order``, up to this many distinct content tokens (``None``: the whole
     passage; :mod:`mirage_core.signal_window`)."""
     coordination_window_order: WindowOrder = "relevance"
     """Which sentences fill the window: those holding most query words (``"relevance"``) or
