@@ -20,7 +20,7 @@ import numpy as np
 
 from mirage_core.config import MirageConfig
 from mirage_core.corroboration import configured_corroboration
-from mirage_core.delivery import deliver_corroborated
+from mirage_core.delivery import deliver_corroborated, scope_conflicts
 from mirage_core.embeddings import Embedder, as_embedder
 from mirage_core.evidence import Evidence, prepare_evidence
 from mirage_core.gate import decide, measure
@@ -190,7 +190,8 @@ class Mirage:
         self, item: _Query, probs: np.ndarray | None, error: BaseException | None
     ) -> Verdict:
         """Graph → quarantine → corroboration → selection → contradiction mass and sources →
-        gate → (with ``corroborated_only="delivery"``) the corroborated part of S*."""
+        scope of the conflicts → gate → (with ``corroborated_only="delivery"``) the corroborated
+        part of S*."""
         cfg, evidence, claims = self.config, item.evidence, item.evidence.claims
         if evidence.early_reason is not None or error is not None or item.pairs is None:
             return self._unverified(item, error)
@@ -210,6 +211,7 @@ class Mirage:
         state, coordination = measure(
             evidence, sourced, selected, quarantined, coordination, cfg, corroboration, corroborated
         )
+        state = scope_conflicts(state, corroboration, quarantined)
         decision = decide(state, coordination)
         if cfg.method.corroborated_only == "delivery":
             decision = deliver_corroborated(decision, state, corroboration, quarantined)

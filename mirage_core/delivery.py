@@ -19,7 +19,29 @@ from mirage_core.corroboration import Corroboration
 from mirage_core.gate import GateDecision, GateState
 from mirage_core.sources import reaches_d_min
 
-__all__ = ["deliver_corroborated"]
+__all__ = ["corroborated_part", "deliver_corroborated", "scope_conflicts"]
+
+
+def corroborated_part(
+    state: GateState,
+    corroboration: Corroboration | None,
+    quarantined: np.ndarray,
+    delivered: tuple[int, ...],
+) -> tuple[int, ...] | None:
+    """The claims of ``delivered`` that a kept passage corroborates, when their sources reach
+    ``d_min`` (and, with ``corroborated_relevant``, one of them is among the most relevant);
+    ``None`` when delivery leaves ``delivered`` whole."""
+    if corroboration is None:
+        raise ValueError('corroborated_only="delivery" needs corroboration')
+    vouched = corroboration.vouched(quarantined)
+    part = tuple(i for i in delivered if vouched[i])
+    if not reaches_d_min(state.claims, part, quarantined, state.config, corroboration):
+        return None
+    if state.config.method.corroborated_relevant and not _holds_most_relevant(
+        part, delivered, state.evidence.relevance
+    ):
+        return None
+    return part
 
 
 def deliver_corroborated(
@@ -32,21 +54,26 @@ def deliver_corroborated(
     ``d_min``; ``decision`` unchanged otherwise (or when it does not pass)."""
     if decision.decision != "verified":
         return decision
-    if corroboration is None:
-        raise ValueError('corroborated_only="delivery" needs corroboration')
-    vouched = corroboration.vouched(quarantined)
-    part = tuple(i for i in decision.delivered if vouched[i])
-    if not reaches_d_min(state.claims, part, quarantined, state.config, corroboration):
-        return decision
-    if state.config.method.corroborated_relevant and not _holds_most_relevant(
-        part, decision.delivered, state.evidence.relevance
-    ):
+    part = corroborated_part(state, corroboration, quarantined, decision.delivered)
+    if part is None:
         return decision
     reason = (
         f"{decision.reason}; delivered: the {len(part)} of {len(decision.delivered)} verified "
         "claims an independent source corroborates"
     )
     return replace(decision, reason=reason, delivered=part)
+
+
+def scope_conflicts(
+    state: GateState, corroboration: Corroboration | None, quarantined: np.ndarray
+) -> GateState:
+    """``state`` whose tie / majority rule defends only the part delivery will hand on, under
+    ``conflict_scope="delivered"`` with ``corroborated_only="delivery"``; else unchanged."""
+    m = state.config.method
+    if m.corroborated_only != "delivery" or m.conflict_scope != "delivered":
+        return state
+    part = corroborated_part(state, corroboration, quarantined, state.selected)
+    return state if part is None else replace(state, conflict_side=part)
 
 
 def _holds_most_relevant(

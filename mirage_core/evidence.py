@@ -22,8 +22,8 @@ from mirage_core.errors import EmbeddingError
 from mirage_core.independence import independence_groups, publishers_of
 from mirage_core.normalize import NormalizedText, normalize_query, normalize_text
 from mirage_core.records import NonClaim
-from mirage_core.signal_window import WindowOrder
 from mirage_core.relevance import lexical_relevance
+from mirage_core.signal_window import WindowOrder
 from mirage_core.types import Claim, Passage
 
 __all__ = ["Evidence", "embed_under_policy", "prepare_evidence"]

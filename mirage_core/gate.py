@@ -62,6 +62,14 @@ class GateState:
     corroboration: Corroboration | None = None
     #: S* holds corroborated claims only (``corroborated_only="selection"`` found enough)
     corroborated: bool = False
+    #: The claims whose conflicts the tie / majority rule weighs (``None``: S*); the part
+    #: delivery hands on, under ``conflict_scope="delivered"``.
+    conflict_side: tuple[int, ...] | None = None
+
+    @property
+    def contested(self) -> tuple[int, ...]:
+        """The claims the tie / majority rule defends: :attr:`conflict_side`, else S*."""
+        return self.selected if self.conflict_side is None else self.conflict_side
 
     @property
     def claims(self) -> list[Claim]:
@@ -225,7 +233,7 @@ class TieRule:
         if not state.config.block_on_tie:
             return None
         self.tie = tie_sides(
-            state.sourced, np.asarray(state.selected, dtype=np.int64), state.edge_weight
+            state.sourced, np.asarray(state.contested, dtype=np.int64), state.edge_weight
         )
         if self.tie is None:
             return None

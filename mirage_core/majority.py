@@ -98,7 +98,7 @@ class MajorityRule:
         found = conflicts(
             sourced.graph,
             sourced.groups,
-            np.asarray(state.selected, dtype=np.int64),
+            np.asarray(state.contested, dtype=np.int64),
             state.edge_weight,
             support,
         )

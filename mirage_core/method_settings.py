@@ -17,6 +17,7 @@ __all__ = [
     "AnswerConflictContext",
     "AnswerConflictScope",
     "ConflictRule",
+    "ConflictScope",
     "ContradictionScope",
     "ContradictionSymmetry",
     "CorroboratedOnly",
@@ -41,6 +42,7 @@ AnswerConflictScope = Literal["claim", "passage"]
 AnswerConflictContext = Literal["claim", "lead+previous"]
 FactScope = Literal["sentence", "passage"]
 CorroboratedOnly = Literal["none", "selection", "delivery"]
+ConflictScope = Literal["selected", "delivered"]
 
 
 @dataclass(frozen=True)
@@ -174,6 +176,11 @@ class MethodSettings:
     """With ``corroborated_only="delivery"``: only when a corroborated claim is among S*'s
     claims most relevant to the query; otherwise S* is delivered whole, so that short evidence
     whose answer sentence no other source vouches for keeps its answer."""
+    conflict_scope: ConflictScope = "selected"
+    """Whose conflicts the tie (or majority) rule weighs: all of S* (``"selected"``), or, with
+    ``corroborated_only="delivery"`` when delivery narrows S*, only the part it delivers
+    (``"delivered"``): a claim no independent source vouches for is not handed to the
+    generator, so its conflict with one other page cannot block the rest."""
     pair_relevant_only: bool = field(default=False, metadata=rule("bool"))
     """Send to NLI only the pairs both of whose claims hold a word of the query (relevance > 0):
     the gate weighs a pair by its less relevant claim, so the others can never decide r_contr
