@@ -62,14 +62,9 @@ class GateState:
     corroboration: Corroboration | None = None
     #: S* holds corroborated claims only (``corroborated_only="selection"`` found enough)
     corroborated: bool = False
-    #: The claims whose conflicts the tie / majority rule weighs (``None``: S*); the part
-    #: delivery hands on, under ``conflict_scope="delivered"``.
+    #: The claims of S* whose conflicts with claims outside S* the tie / majority rule weighs
+    #: (``None``: all of S*); the part delivery hands on, under ``conflict_scope="delivered"``.
     conflict_side: tuple[int, ...] | None = None
-
-    @property
-    def contested(self) -> tuple[int, ...]:
-        """The claims the tie / majority rule defends: :attr:`conflict_side`, else S*."""
-        return self.selected if self.conflict_side is None else self.conflict_side
 
     @property
     def claims(self) -> list[Claim]:
@@ -233,7 +228,10 @@ class TieRule:
         if not state.config.block_on_tie:
             return None
         self.tie = tie_sides(
-            state.sourced, np.asarray(state.contested, dtype=np.int64), state.edge_weight
+            state.sourced,
+            np.asarray(state.selected, dtype=np.int64),
+            state.edge_weight,
+            None if state.conflict_side is None else np.asarray(state.conflict_side, np.int64),
         )
         if self.tie is None:
             return None
@@ -246,25 +244,32 @@ class TieRule:
 
 
 def tie_sides(
-    sourced: SourcedGraph, selected: np.ndarray, edge_weight: np.ndarray | None
+    sourced: SourcedGraph,
+    selected: np.ndarray,
+    edge_weight: np.ndarray | None,
+    defended: np.ndarray | None = None,
 ) -> Tie | None:
-    """The two sides of the conflicts with S*, or None when S* wins clearly."""
+    """The two sides of the conflicts between ``defended`` (claims of S*; ``None``: all of
+    S*) and the claims outside S*, or None when S* wins clearly."""
     graph, groups = sourced.graph, sourced.groups
     in_s = np.zeros(graph.n_claims, dtype=bool)
     in_s[selected] = True
+    in_d = in_s
+    if defended is not None:
+        in_d = np.zeros(graph.n_claims, dtype=bool)
+        in_d[defended] = True
     w_contr = graph.w_contr if edge_weight is None else graph.w_contr * edge_weight
-    conflict = (w_contr > 0) & (in_s[graph.premise] != in_s[graph.hypothesis])
+    p, h = graph.premise, graph.hypothesis
+    conflict = (w_contr > 0) & ((in_d[p] & ~in_s[h]) | (~in_s[p] & in_d[h]))
     if not conflict.any():
         return None
-    ends = np.concatenate([graph.premise[conflict], graph.hypothesis[conflict]])
+    ends = np.concatenate([p[conflict], h[conflict]])
     sides = {}
-    for member in (True, False):
-        side = ends[in_s[ends] == member]
+    for member, mask in ((True, in_d), (False, ~in_s)):
+        side = ends[mask[ends]]
         # Supporters count on their own side only: a claim of S* that happens to entail a
         # rejected claim is no evidence for the rejected side.
-        support_in = (
-            (graph.w_supp > 0) & np.isin(graph.hypothesis, side) & (in_s[graph.premise] == member)
-        )
+        support_in = (graph.w_supp > 0) & np.isin(h, side) & (in_s[p] == member)
         sides[member] = len(
             set(groups[side].tolist()) | set(groups[graph.premise[support_in]].tolist())
         )

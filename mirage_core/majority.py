@@ -66,15 +66,22 @@ def conflicts(
     selected: np.ndarray,
     edge_weight: np.ndarray | None,
     support: Corroboration,
+    defended: np.ndarray | None = None,
 ) -> Conflicts:
-    """The conflicts between S* (claim indices) and the claims outside it."""
+    """The conflicts between ``defended`` (claims of S*; ``None``: all of S*) and the claims
+    outside S*."""
     in_s = np.zeros(graph.n_claims, dtype=bool)
     in_s[selected] = True
+    in_d = in_s
+    if defended is not None:
+        in_d = np.zeros(graph.n_claims, dtype=bool)
+        in_d[defended] = True
     w_contr = graph.w_contr if edge_weight is None else graph.w_contr * edge_weight
-    edge = (w_contr > 0) & (in_s[graph.premise] != in_s[graph.hypothesis])
-    premise, hypothesis = graph.premise[edge], graph.hypothesis[edge]
-    s_end = np.where(in_s[premise], premise, hypothesis)
-    r_end = np.where(in_s[premise], hypothesis, premise)
+    p, h = graph.premise, graph.hypothesis
+    edge = (w_contr > 0) & ((in_d[p] & ~in_s[h]) | (~in_s[p] & in_d[h]))
+    premise, hypothesis = p[edge], h[edge]
+    s_end = np.where(in_d[premise], premise, hypothesis)
+    r_end = np.where(in_d[premise], hypothesis, premise)
     against_s = np.zeros(graph.n_claims, dtype=bool)
     against_s[r_end] = True
     weight = side_groups(support, groups, in_s, against_s)
@@ -98,9 +105,10 @@ class MajorityRule:
         found = conflicts(
             sourced.graph,
             sourced.groups,
-            np.asarray(state.contested, dtype=np.int64),
+            np.asarray(state.selected, dtype=np.int64),
             state.edge_weight,
             support,
+            None if state.conflict_side is None else np.asarray(state.conflict_side, np.int64),
         )
         if not found.selected.size:
             return None

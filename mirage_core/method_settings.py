@@ -123,10 +123,11 @@ class MethodSettings:
     )
     """Median content tokens per passage above which a group is never flagged (``None``: the
     model's own)."""
-    coordination_window: int | None = field(default=None, metadata=rule("int", optional=True))
+    coordination_window: int | None = field(default=119, metadata=rule("int", optional=True))
     """The coordination signals read each passage's sentences, in
     ``coordination_window_order``, up to this many distinct content tokens (``None``: the whole
-    passage; :mod:`mirage_core.signal_window`)."""
+    passage; :mod:`mirage_core.signal_window`). 119: the longest honest passage the
+    coordination model was fit on."""
     coordination_window_order: WindowOrder = "relevance"
     """Which sentences fill the window: those holding most query words (``"relevance"``) or
     the passage's first (``"lead"``)."""
@@ -204,6 +205,7 @@ class MethodSettings:
             coordination_self_conflict=None,
             coordination_absorb_margin=None,
             coordinated_d_min=None,
+            coordination_window=None,
             paraphrase_pairs=False,
             corroborated_only="none",
             fact_coverage=False,

@@ -36,6 +36,7 @@ fourth corroborated-delivery round's rule is printed beside it.
     python -m research.conflict_scope write
     bash research/conflict_scope_run.sh
     python -m research.conflict_scope report research/results/conflict-scope/*.json
+    python -m research.conflict_scope report research/results/conflict-scope-2/*.json
 """
 
 from __future__ import annotations
@@ -59,6 +60,15 @@ SCOPE: dict[str, dict[str, Any]] = {
     },
 }
 ORDER = (DEFAULT_RUN, *SCOPE, "coordination-window-relevance")
+#: The second round (declared after the first's figures, before it ran; same rule), on the
+#: default the first adopted (the relevance window): a conflict counts only between the
+#: delivered part and a claim outside S*. In the first round a sentence of S* that delivery
+#: leaves out stood on the rejected side against the part, so S*'s own disagreements, which
+#: r_contr already weighs, could tie (biogen-k20 clean pass on report 83.3% → 75.0%).
+ROUND_2: dict[str, dict[str, Any]] = {
+    "conflict-scope-delivered-outside": {"method": {"conflict_scope": "delivered"}},
+}
+ORDER_2 = (DEFAULT_RUN, *ROUND_2)
 LONGFORM_GAIN = {"declared": "2026-12-04", "contamination_margin": 0.01}
 FAMILY_FIGURES = (
     ("blocked", True),
@@ -146,13 +156,14 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("runs", nargs="+")
     args = p.parse_args(argv)
     if args.cmd == "write":
-        for name, change in SCOPE.items():
+        for name, change in {**SCOPE, **ROUND_2}.items():
             (CANDIDATES / f"{name}.json").write_text(json.dumps(change, indent=1) + "\n")
         return 0
     runs = load_runs(args.runs)
     if DEFAULT_RUN not in runs:
         p.error(f"one of the runs must be {DEFAULT_RUN}.json")
-    order = tuple(n for n in ORDER if n in runs)
+    second = any(name in runs for name in ROUND_2)
+    order = tuple(n for n in (ORDER_2 if second else ORDER) if n in runs)
     lines = gain_rule(runs, order)
     lines += ["", "the fourth corroborated-delivery round's rule, beside it", ""]
     lines += report(runs, order, short_guard=True)

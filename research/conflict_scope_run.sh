@@ -14,3 +14,15 @@ for cfg in research/candidates/conflict-scope-*.json; do
     --family-n 20 --only gpe-k5,shortqa,poisonedrag-nq,poisonedrag-hotpotqa,biogen-k10,biogen-k20,gpe-longform \
     --out "$out/$name"
 done
+
+# The second round: its default is the first round's pick (the relevance window).
+out=research/results/conflict-scope-2
+mkdir -p "$out"
+cp research/results/coordination-window/coordination-window-relevance.json "$out/default.json"
+for cfg in research/candidates/conflict-scope-delivered-outside.json; do
+  name=$(basename "$cfg" .json)
+  [ -f "$out/$name.json" ] && continue
+  nice .venv/bin/python -m benchmarks.scoreboard --config "$cfg" --no-paper --families all \
+    --family-n 20 --only gpe-k5,shortqa,poisonedrag-nq,poisonedrag-hotpotqa,biogen-k10,biogen-k20,gpe-longform \
+    --out "$out/$name"
+done
