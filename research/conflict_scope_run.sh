@@ -7,7 +7,7 @@ mkdir -p "$out"
 for name in default coordination-window-relevance; do
   cp research/results/coordination-window/$name.json "$out/$name.json"
 done
-for cfg in research/candidates/conflict-scope-*.json; do
+for cfg in research/candidates/conflict-scope-delivered.json research/candidates/conflict-scope-delivered-window.json; do
   name=$(basename "$cfg" .json)
   [ -f "$out/$name.json" ] && continue
   nice .venv/bin/python -m benchmarks.scoreboard --config "$cfg" --no-paper --families all \
