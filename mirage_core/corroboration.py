@@ -142,12 +142,14 @@ def corroborate(
     fact_coverage: bool = False,
     fact_scope: str = "sentence",
     questions_vouch: bool = True,
+    restating: frozenset[str] | None = None,
 ) -> Corroboration:
     """Who corroborates each claim: NLI support from another group, paraphrase neighbours of
     another group (``embeddings``: L2-normalized claim rows, with ``paraphrase_support``), each
     kept only if it states every fact of the claim when ``fact_coverage`` is set (in its own
     sentence, or with ``fact_scope="passage"`` anywhere in its passage); with
-    ``questions_vouch=False`` no edge from or to a question counts."""
+    ``questions_vouch=False`` no edge from or to a question counts, and with ``restating``
+    (the query's content tokens) none from or to a claim that says nothing beyond them."""
     n = len(claims)
     graph, groups = sourced.graph, sourced.groups
     into = (graph.w_supp > 0) & (groups[graph.premise] != groups[graph.hypothesis])
@@ -159,6 +161,12 @@ def corroborate(
         # a question asserts nothing: it neither vouches for a claim nor is vouched for
         asks = np.fromiter((is_question(c.text) for c in claims), dtype=bool, count=n)
         keep = ~(asks[premise] | asks[hypothesis])
+        premise, hypothesis = premise[keep], hypothesis[keep]
+    if restating is not None and premise.size:
+        # a sentence made of the query's own words (a question glued on without its "?")
+        # asserts no answer either
+        echoes = np.fromiter((c.tokens <= restating for c in claims), dtype=bool, count=n)
+        keep = ~(echoes[premise] | echoes[hypothesis])
         premise, hypothesis = premise[keep], hypothesis[keep]
     if fact_coverage and premise.size:
         covers = _facts_stated(claims, premise, hypothesis, fact_scope)
@@ -183,10 +191,12 @@ def configured_corroboration(
     sourced: SourcedGraph,
     config: MirageConfig,
     embeddings: np.ndarray | None = None,
+    query_tokens: frozenset[str] = frozenset(),
 ) -> Corroboration | None:
     """:func:`corroborate` with ``config``'s paraphrase and fact-coverage settings, once per
     query for every step that reads it (the selection, d_src under ``source_count=
-    "corroborating"``, the majority rule); ``None`` when none of them does."""
+    "corroborating"``, the majority rule); ``None`` when none of them does. ``query_tokens``:
+    the query's content tokens (``restatements_vouch=False`` reads them)."""
     m = config.method
     needed = (
         selection_corroborates(config)
@@ -204,4 +214,5 @@ def configured_corroboration(
         fact_coverage=m.fact_coverage,
         fact_scope=m.fact_scope,
         questions_vouch=m.questions_vouch,
+        restating=None if m.restatements_vouch else query_tokens,
     )

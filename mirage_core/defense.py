@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from mirage_core.claims import content_tokens
 from mirage_core.config import MirageConfig
 from mirage_core.corroboration import configured_corroboration
 from mirage_core.delivery import deliver_corroborated, scope_conflicts
@@ -203,7 +204,9 @@ class Mirage:
             evidence.coordinated, claims, sourced.graph, sourced.groups, cfg
         )
         t1 = time.perf_counter()
-        corroboration = configured_corroboration(claims, sourced, cfg, evidence.claim_embeddings)
+        corroboration = configured_corroboration(
+            claims, sourced, cfg, evidence.claim_embeddings, content_tokens(evidence.query)
+        )
         selected, scores, corroborated = select_claims(
             claims, sourced, allowed, cfg, corroboration, quarantined
         )

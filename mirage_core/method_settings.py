@@ -173,6 +173,10 @@ class MethodSettings:
     """Whether a question counts in corroboration (``False``: a sentence that asks asserts
     nothing, so it neither corroborates a claim nor is corroborated; a page heading that
     restates the query is not a second source for it)."""
+    restatements_vouch: bool = field(default=True, metadata=rule("bool"))
+    """Whether a sentence made only of the query's content words counts in corroboration
+    (``False``: like a question, it asserts no answer, so it neither corroborates nor is
+    corroborated; a question glued onto a page without its "?" reads as such a sentence)."""
     corroborated_relevant: bool = field(default=True, metadata=rule("bool"))
     """With ``corroborated_only="delivery"``: only when a corroborated claim is among S*'s
     claims most relevant to the query; otherwise S* is delivered whole, so that short evidence

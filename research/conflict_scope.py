@@ -37,6 +37,7 @@ fourth corroborated-delivery round's rule is printed beside it.
     bash research/conflict_scope_run.sh
     python -m research.conflict_scope report research/results/conflict-scope/*.json
     python -m research.conflict_scope report research/results/conflict-scope-2/*.json
+    python -m research.conflict_scope report research/results/conflict-scope-3/*.json
 """
 
 from __future__ import annotations
@@ -69,6 +70,18 @@ ROUND_2: dict[str, dict[str, Any]] = {
     "conflict-scope-delivered-outside": {"method": {"conflict_scope": "delivered"}},
 }
 ORDER_2 = (DEFAULT_RUN, *ROUND_2)
+#: The third round (declared after the second's figures, before it ran; same rule and
+#: baseline): the second round's one family loss was a question_appended poison set whose
+#: delivered part was the glued-on question, five copies of "who played the oldest brother in
+#: 7th heaven" without its "?", corroborating each other. A sentence made only of the query's
+#: words asserts no answer (``restatements_vouch=False``), alone and with the delivered scope.
+ROUND_3: dict[str, dict[str, Any]] = {
+    "query-restatements-vouch-nothing": {"method": {"restatements_vouch": False}},
+    "conflict-scope-delivered-assertions": {
+        "method": {"conflict_scope": "delivered", "restatements_vouch": False}
+    },
+}
+ORDER_3 = (DEFAULT_RUN, *ROUND_3)
 LONGFORM_GAIN = {"declared": "2026-12-04", "contamination_margin": 0.01}
 FAMILY_FIGURES = (
     ("blocked", True),
@@ -156,14 +169,15 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("runs", nargs="+")
     args = p.parse_args(argv)
     if args.cmd == "write":
-        for name, change in {**SCOPE, **ROUND_2}.items():
+        for name, change in {**SCOPE, **ROUND_2, **ROUND_3}.items():
             (CANDIDATES / f"{name}.json").write_text(json.dumps(change, indent=1) + "\n")
         return 0
     runs = load_runs(args.runs)
     if DEFAULT_RUN not in runs:
         p.error(f"one of the runs must be {DEFAULT_RUN}.json")
-    second = any(name in runs for name in ROUND_2)
-    order = tuple(n for n in (ORDER_2 if second else ORDER) if n in runs)
+    rounds = (ORDER_3, ROUND_3), (ORDER_2, ROUND_2), (ORDER, SCOPE)
+    order_of = next(o for o, r in rounds if any(name in runs for name in r))
+    order = tuple(n for n in order_of if n in runs)
     lines = gain_rule(runs, order)
     lines += ["", "the fourth corroborated-delivery round's rule, beside it", ""]
     lines += report(runs, order, short_guard=True)
