@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from mirage_core import CallableNLI, Mirage, MirageConfig, Passage
+from mirage_core.claims import content_tokens
 from mirage_core.corroboration import claim_facts, corroborate
 from mirage_core.graph import build_graph
 from mirage_core.types import Claim
@@ -119,6 +120,26 @@ def test_a_question_vouches_for_nothing_when_questions_do_not_count():
     asserted = corroborate(claims, sourced, questions_vouch=False)
     assert counted.counts[0] > 0 and counted.counts[1] > 0  # a heading "corroborates" another
     assert asserted.counts.tolist() == [0, 0, 1, 1]  # only the two statements vouch
+
+
+def test_a_sentence_of_the_query_s_own_words_vouches_for_nothing():
+    query = "who played the oldest brother in 7th heaven"
+    claims = [
+        Claim(i, t, i, 0, len(t), g, g, 1.0, content_tokens(t), group=g)
+        for i, (t, g) in enumerate(
+            [
+                (query, "a"),  # a question glued onto a page without its "?"
+                (query, "b"),
+                ("Barry Watson played the oldest brother in 7th Heaven.", "c"),
+                ("Watson played the oldest brother on 7th Heaven.", "d"),
+            ]
+        )
+    ]
+    sourced = _sourced(claims, [0, 0, 2], [1, 2, 3])  # the sloppy model: all "support"
+    counted = corroborate(claims, sourced)
+    asserted = corroborate(claims, sourced, restating=content_tokens(query))
+    assert counted.counts[0] > 0 and counted.counts[1] > 0
+    assert asserted.counts.tolist() == [0, 0, 1, 1]
 
 
 def test_paraphrase_neighbours_of_another_group_corroborate():

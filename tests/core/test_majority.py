@@ -8,7 +8,8 @@ import pytest
 
 from mirage_core import Mirage, MirageConfig, Passage
 from mirage_core.corroboration import Corroboration
-from mirage_core.graph import ClaimGraph
+from mirage_core.gate import tie_sides
+from mirage_core.graph import ClaimGraph, SourcedGraph
 from mirage_core.majority import conflicts, side_groups
 from tests.conftest import flagged_group
 
@@ -117,3 +118,58 @@ def test_a_quarantine_that_excludes_leaves_no_claim_of_the_planted_passages(
     assert all(v.claims[i].passage_index == 2 for i in v.selected)
     assert v.d_min_applied == 2  # the quarantine does not lower d_min
     assert v.decision == "fallback"
+
+
+def _contradictions(pairs: list[tuple[int, int]], n: int) -> ClaimGraph:
+    left, right = (np.array(side) for side in zip(*pairs, strict=True))
+    probs = np.tile([0.02, 0.03, 0.95], (2 * len(pairs), 1))
+    return ClaimGraph.build(n, left, right, probs, kappa=0.5)
+
+
+@pytest.mark.parametrize("rule", ["tie", "majority"])
+def test_a_defended_part_weighs_only_its_conflicts_with_claims_outside_s_star(rule):
+    # S* = {0, 1, 2}, claim 3 outside it; 1 contradicts 3, 0 contradicts 2 (inside S*).
+    graph = _contradictions([(1, 3), (0, 2)], 4)
+    groups = np.array([0, 1, 2, 3])
+    sourced = SourcedGraph(graph, groups, groups.astype(str), np.zeros(4))
+    selected = np.array([0, 1, 2])
+    none = Corroboration(np.zeros(4, dtype=np.int64), np.empty(0, int), np.empty(0, int))
+
+    def found(defended):
+        if rule == "tie":
+            tie = tie_sides(sourced, selected, None, defended)
+            return None if tie is None else (tie.selected_side, tie.rejected_side)
+        c = conflicts(graph, groups, selected, None, none, defended)
+        return sorted(set(zip(c.selected.tolist(), c.rejected.tolist(), strict=True))) or None
+
+    whole = found(None)
+    assert whole == ((1, 1) if rule == "tie" else [(1, 3)])  # 1 against 3, one group each
+    assert found(np.array([0])) is None  # 0's conflict is inside S*; 1 is not defended
+    assert found(np.array([1])) == whole
+
+
+def test_conflict_scope_delivered_passes_when_only_an_undelivered_claim_is_contested(fake_nli):
+    # three pages agree on the completion; one sentence no other page vouches for (Otis)
+    # is contradicted by one page (Schindler): one group against one
+    pages = [
+        _page(
+            "The tower was completed in 1889. The tower was completed for the World's Fair. "
+            "The tower was completed in two years.",
+            "a.example",
+        ),
+        _page(
+            "The tower was completed in 1889 for the World's Fair. The tower was completed in "
+            "two years and two months.",
+            "b.example",
+        ),
+        _page(
+            "The tower's lifts were supplied by Otis. The tower was completed in 1889.", "c.example"
+        ),
+        _page("The tower's lifts were supplied by Schindler.", "d.example"),
+    ]
+    selected = engine(fake_nli).defend(QUERY, pages)
+    scoped = engine(fake_nli, conflict_scope="delivered").defend(QUERY, pages)
+    assert selected.decision == "fallback" and "(1 groups vs 1)" in selected.reason
+    assert scoped.decision == "verified" and scoped.r_contr == selected.r_contr
+    delivered = [scoped.claims[i].text for i in scoped.selected]
+    assert delivered and not any("lifts" in t for t in delivered)
