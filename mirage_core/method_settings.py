@@ -173,7 +173,7 @@ class MethodSettings:
     """Whether a question counts in corroboration (``False``: a sentence that asks asserts
     nothing, so it neither corroborates a claim nor is corroborated; a page heading that
     restates the query is not a second source for it)."""
-    restatements_vouch: bool = field(default=True, metadata=rule("bool"))
+    restatements_vouch: bool = field(default=False, metadata=rule("bool"))
     """Whether a sentence made only of the query's content words counts in corroboration
     (``False``: like a question, it asserts no answer, so it neither corroborates nor is
     corroborated; a question glued onto a page without its "?" reads as such a sentence)."""
@@ -181,7 +181,7 @@ class MethodSettings:
     """With ``corroborated_only="delivery"``: only when a corroborated claim is among S*'s
     claims most relevant to the query; otherwise S* is delivered whole, so that short evidence
     whose answer sentence no other source vouches for keeps its answer."""
-    conflict_scope: ConflictScope = "selected"
+    conflict_scope: ConflictScope = "delivered"
     """Whose conflicts the tie (or majority) rule weighs: all of S* (``"selected"``), or, with
     ``corroborated_only="delivery"`` when delivery narrows S*, only the part it delivers
     (``"delivered"``): a claim no independent source vouches for is not handed to the
@@ -215,6 +215,8 @@ class MethodSettings:
             fact_coverage=False,
             corroborated_relevant=False,
             questions_vouch=True,
+            restatements_vouch=True,
+            conflict_scope="selected",
         )
         return cls(**(base | overrides))
 
