@@ -1,0 +1,122 @@
+"""A quarantine that excludes, in the contradiction mass too (``quarantined_conflicts``).
+
+The shipped example (``examples/data/eiffel_tower.jsonl``: four reference pages and one that
+moves the tower to 1925) falls back with the polluted page quarantined: its claims are kept
+out of S*, but their contradictions with S* still count in r_contr (0.605, ``"count"``). With
+``quarantined_conflicts="ignore"`` a quarantined passage's conflicts leave r_contr too, as
+its claims leave S*.
+
+Candidates (changes to ``MirageConfig()``, declared before they ran):
+
+- ``quarantine-conflicts-ignored``;
+- ``quarantine-conflicts-ignored-full-d-min``: the same, and a quarantine no longer lowers
+  ``d_min`` (``coordinated_d_min=None``).
+
+Rule :data:`NO_LOSS_GAIN` (declared with them): on the fit split, a candidate replaces the
+default when it loses nothing and gains somewhere:
+
+1. no guarded row and no short-QA row more than 2 points worse (as ``LONGFORM_GAIN``);
+2. no attack family's figure worse (NQ and HotpotQA together);
+3. neither biogen-k10's nor biogen-k20's clean or MIXED pass lower, and neither's MIXED
+   contamination (worst family) more than a point higher;
+4. a gain: biogen clean + MIXED pass higher in sum, or the families' blocked − wrong + correct
+   only higher in sum.
+
+Among those that qualify, the largest sum of both gains is adopted (ties to the earlier).
+
+    python -m research.quarantine_conflicts write
+    bash research/quarantine_conflicts_run.sh
+    python -m research.quarantine_conflicts report research/results/quarantine-conflicts/*.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from research.ablation import guarded_losses
+from research.conflict_scope import GAIN_ROWS, family_losses, longform_gain
+from research.corroborated_first import CANDIDATES, DEFAULT_RUN, short_losses
+from research.longform_candidates import load_runs, long_value
+
+QUARANTINE: dict[str, dict[str, Any]] = {
+    "quarantine-conflicts-ignored": {"method": {"quarantined_conflicts": "ignore"}},
+    "quarantine-conflicts-ignored-full-d-min": {
+        "method": {"quarantined_conflicts": "ignore", "coordinated_d_min": None}
+    },
+}
+ORDER = (DEFAULT_RUN, *QUARANTINE)
+NO_LOSS_GAIN = {"declared": "2026-12-04"}
+
+
+def family_gain(run: dict[str, Any], default: dict[str, Any]) -> float:
+    """Sum over attack families (fit, NQ and HotpotQA together) of blocked − wrong + correct
+    only, ``run`` minus ``default``."""
+
+    def total(r: dict[str, Any]) -> float:
+        out = 0.0
+        for row in r["families"]:
+            if row["system"] == "mirage" and row["split"] == "fit" and row["set"] == "both":
+                out += (row.get("blocked") or 0.0) - (row.get("wrong") or 0.0)
+                out += row.get("correct_only") or 0.0
+        return out
+
+    return total(run) - total(default)
+
+
+def pass_losses(run: dict[str, Any], default: dict[str, Any]) -> list[str]:
+    out = []
+    for ds, measure in GAIN_ROWS:
+        a = long_value(run, ds, lambda m, s=measure: m == s, "fit")
+        b = long_value(default, ds, lambda m, s=measure: m == s, "fit")
+        if a is not None and b is not None and a < b - 1e-9:
+            out.append(f"{ds} {measure} {b:.1%} → {a:.1%}")
+    return out
+
+
+def report(runs: dict[str, dict[str, Any]]) -> list[str]:
+    default = runs[DEFAULT_RUN]
+    lines = [f"rule {NO_LOSS_GAIN['declared']} (no loss, a gain), fit split", ""]
+    best, best_gain = DEFAULT_RUN, 0.0
+    for name in ORDER[1:]:
+        if name not in runs:
+            continue
+        run = runs[name]
+        losses = guarded_losses(run, default) + short_losses(run, default)
+        losses += family_losses(run, default) + pass_losses(run, default)
+        long_gain, rises = longform_gain(run, default)
+        fam_gain = family_gain(run, default)
+        gain = long_gain + fam_gain
+        ok = not losses and not rises and (long_gain > 1e-9 or fam_gain > 1e-9)
+        lines.append(
+            f"- {name}: long-form gain {long_gain * 100:+.1f}, family gain {fam_gain * 100:+.1f} "
+            f"points; losses: {'; '.join(losses + rises) or 'none'} → "
+            f"{'qualifies' if ok else 'does not qualify'}"
+        )
+        if ok and gain > best_gain + 1e-9:
+            best, best_gain = name, gain
+    lines.append(f"\ndecision: {'adopt ' + best if best != DEFAULT_RUN else 'the default stays'}")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("write", help="write the candidates' JSON")
+    r = sub.add_parser("report", help="the choice, from scoreboard JSON files")
+    r.add_argument("runs", nargs="+")
+    args = p.parse_args(argv)
+    if args.cmd == "write":
+        for name, change in QUARANTINE.items():
+            (CANDIDATES / f"{name}.json").write_text(json.dumps(change, indent=1) + "\n")
+        return 0
+    runs = load_runs(args.runs)
+    if DEFAULT_RUN not in runs:
+        p.error(f"one of the runs must be {DEFAULT_RUN}.json")
+    print("\n".join(report(runs)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
