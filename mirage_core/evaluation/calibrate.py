@@ -12,7 +12,10 @@ the loosest gate
 (r_max = 1, d_min = 1; any other blocking rule, such as ``block_on_tie``, still applies) and the
 decision of each (r_max, d_min) is read off its verdicts: pass iff the loose run passed,
 r_contr ≤ r_max and d_src ≥ d_min (``coordinated_d_min`` where the coordination signals
-quarantined passages), exactly as ``Mirage._gate`` decides.
+quarantined passages), exactly as ``Mirage._gate`` decides. Under corroborated delivery
+(``corroborated_only="delivery"``) d_min also decides which part is delivered and whose
+conflicts the tie rule weighs, so the engine runs once per d_min as well and only r_max is
+read off.
 
 Thresholds are fitted on a seeded split of the queries (``fit_fraction``) and reported on the
 held-out rest. Objectives (:data:`OBJECTIVES`) are maximized subject to a floor on the MIXED
@@ -342,11 +345,21 @@ def calibrate(
         misses_before = cache.misses
         hits_before = cache.hits
         table: list[GridPoint] = []
-        for combo in itertools.product(*(values[name] for name in engine_params)):
+        # Corroborated delivery asks its part to reach d_min, and the tie rule weighs that
+        # part's conflicts: under it d_min changes the verdict itself, so the engine runs once
+        # per d_min and only r_max is read off.
+        per_d_min = base.method.corroborated_only == "delivery"
+        engine_runs = itertools.product(
+            itertools.product(*(values[name] for name in engine_params)),
+            values["d_min"] if per_d_min else [1],
+        )
+        for combo, run_d_min in engine_runs:
             point = dict(zip(engine_params, combo, strict=True))
             # The loosest gate: a verdict then passes unless S* is empty or a gate condition
             # that does not depend on r_max / d_min blocks it (e.g. block_on_tie).
-            engine = Mirage(base.replace(**point, r_max=1.0, d_min=1), nli=backend, embedder=shared)
+            engine = Mirage(
+                base.replace(**point, r_max=1.0, d_min=run_d_min), nli=backend, embedder=shared
+            )
             verdicts = _batched(engine, instances, batch_size, progress)
             n = len(verdicts)
             has_sel = np.zeros(n, dtype=bool)
@@ -378,7 +391,8 @@ def calibrate(
                     text = " ".join(v.claims[i].text for i in sel)
                     correct[j] = contains_answer(text, inst.correct)
                     wrong[j] = contains_answer(text, inst.incorrect)
-            for r_max, d_min in itertools.product(values["r_max"], values["d_min"]):
+            read_d_min = [run_d_min] if per_d_min else values["d_min"]
+            for r_max, d_min in itertools.product(values["r_max"], read_d_min):
                 need = np.where(
                     quarantined, gate_d_min(int(d_min), base.method.coordinated_d_min, True), d_min
                 )

@@ -167,7 +167,7 @@ def test_conflict_scope_delivered_passes_when_only_an_undelivered_claim_is_conte
         ),
         _page("The tower's lifts were supplied by Schindler.", "d.example"),
     ]
-    selected = engine(fake_nli).defend(QUERY, pages)
+    selected = engine(fake_nli, conflict_scope="selected").defend(QUERY, pages)
     scoped = engine(fake_nli, conflict_scope="delivered").defend(QUERY, pages)
     assert selected.decision == "fallback" and "(1 groups vs 1)" in selected.reason
     assert scoped.decision == "verified" and scoped.r_contr == selected.r_contr

@@ -66,7 +66,8 @@ def test_grid_makes_no_nli_calls_after_the_prefill(dataset, counting_nli):
     assert len(counting_nli.calls) == at_prefill_end[0]  # no backend call during the grid
     assert result.nli["grid_cache_misses"] == 0 and result.nli["grid_cache_hits"] > 0
     assert len(result.table) == 3 * 3 * 2 * 2
-    assert done[0] == n * (1 + 2 * 2)  # prefill + one engine run per (tau, kappa)
+    # prefill + one engine run per (tau, kappa, d_min): corroborated delivery reads d_min
+    assert done[0] == n * (1 + 2 * 2 * len(GRID["d_min"]))
 
 
 @pytest.mark.model
@@ -168,7 +169,7 @@ def test_grid_varies_the_coordination_thresholds(dataset, fake_nli, monkeypatch)
         dataset, fake_nli, base=base, grid=grid, fit_fraction=1.0, progress=tick, log=None
     )
     n = len(dataset)
-    assert done[0] == n * (1 + 2) and result.nli["grid_cache_misses"] == 0
+    assert done[0] == n * (1 + 2 * 2) and result.nli["grid_cache_misses"] == 0
     assert len(result.table) == 2 * 2 * 2
     assert {p.coordination_threshold for p in result.table} == {1.0, 9.0}
     queries = [i.query for i in dataset.instances]
