@@ -149,8 +149,9 @@ class MethodSettings:
     claim)."""
     coordinated_d_min: int | None = field(default=1, metadata=rule("int", optional=True))
     """``d_min`` the gate applies once passages were quarantined (``None``: ``d_min``)."""
-    quarantined_conflicts: QuarantinedConflicts = "count"
-    """Whether contradiction edges that touch a quarantined claim count in r_contr."""
+    quarantined_conflicts: QuarantinedConflicts = "ignore"
+    """Whether contradiction edges that touch a quarantined claim count in r_contr
+    (``"ignore"``: a quarantined passage leaves the contradiction mass as its claims leave S*)."""
     paraphrase_pairs: bool = field(default=False, metadata=rule("bool"))
     """Also pair claims whose embeddings have cosine ≥ ``paraphrase_threshold``."""
     paraphrase_threshold: float = field(default=0.75, metadata=rule("unit"))
