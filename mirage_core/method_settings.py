@@ -149,7 +149,7 @@ class MethodSettings:
     claim)."""
     coordinated_d_min: int | None = field(default=1, metadata=rule("int", optional=True))
     """``d_min`` the gate applies once passages were quarantined (``None``: ``d_min``)."""
-    quarantined_conflicts: QuarantinedConflicts = "ignore"
+    quarantined_conflicts: QuarantinedConflicts = "count"
     """Whether contradiction edges that touch a quarantined claim count in r_contr
     (``"ignore"``: a quarantined passage leaves the contradiction mass as its claims leave S*)."""
     paraphrase_pairs: bool = field(default=False, metadata=rule("bool"))

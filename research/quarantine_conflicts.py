@@ -27,12 +27,20 @@ Among those that qualify, the largest sum of both gains is adopted (ties to the 
     python -m research.quarantine_conflicts write
     bash research/quarantine_conflicts_run.sh
     python -m research.quarantine_conflicts report research/results/quarantine-conflicts/*.json
+    python -m research.quarantine_conflicts every-row \
+        research/results/quarantine-conflicts/full-default.json \
+        research/results/quarantine-conflicts/full-quarantine-conflicts-ignored.json
+
+The candidate runs left out gpe-k10 and the query snippets (gpe-snip); the full scoreboard
+runs of the default and of the adopted candidate (``full-*.json``) are read on every row of
+the main table: the rule as amended below (2026-12-04, complete rows).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 from typing import Any
 
 from research.ablation import guarded_losses
@@ -100,13 +108,39 @@ def report(runs: dict[str, dict[str, Any]]) -> list[str]:
     return lines
 
 
+def every_row_losses(run: dict[str, Any], default: dict[str, Any]) -> list[str]:
+    """Rows of the scoreboard's main table with a goal on which ``run`` is worse on fit
+    (``≥`` goals: lower; ``≤`` goals: higher): the complete-rows reading of
+    :data:`NO_LOSS_GAIN`, for two full scoreboard runs."""
+    base = {r["measure"]: r for r in default["rows"]}
+    out = []
+    for row in run["rows"]:
+        b = base.get(row["measure"])
+        goal = row.get("goal") or ""
+        a_fit, b_fit = row.get("mirage:fit"), (b or {}).get("mirage:fit")
+        if not isinstance(a_fit, float | int) or not isinstance(b_fit, float | int):
+            continue
+        worse = (a_fit < b_fit - 1e-9) if goal.startswith("≥") else (a_fit > b_fit + 1e-9)
+        if goal[:1] in ("≥", "≤") and worse:
+            out.append(f"{row['measure']} {b_fit:.1%} → {a_fit:.1%}")
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="cmd", required=True)
     sub.add_parser("write", help="write the candidates' JSON")
     r = sub.add_parser("report", help="the choice, from scoreboard JSON files")
     r.add_argument("runs", nargs="+")
+    f = sub.add_parser("every-row", help="rows lost between two full scoreboard runs (fit)")
+    f.add_argument("default")
+    f.add_argument("candidate")
     args = p.parse_args(argv)
+    if args.cmd == "every-row":
+        run, default = (json.loads(Path(x).read_text()) for x in (args.candidate, args.default))
+        losses = every_row_losses(run, default)
+        print(f"rows of the full scoreboard worse on fit: {'; '.join(losses) or 'none'}")
+        return 0
     if args.cmd == "write":
         for name, change in QUARANTINE.items():
             (CANDIDATES / f"{name}.json").write_text(json.dumps(change, indent=1) + "\n")
