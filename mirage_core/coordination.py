@@ -82,6 +82,11 @@ class CoordinationModel:
     these signals (e.g. the group's plain ``cosine`` against honest coverage's) take the
     model's signals' place, with their own threshold. Empty: such a group is scored on the
     model's signals that are defined.
+
+    ``tightness_min_outside``: ``tightness`` counts only when at least this many passages lie
+    outside the group (1 in the shipped models). With one, its baseline is that one passage's
+    cosines to the members: nine honest pages about one person beside one off-topic page read
+    as a tight planted group.
     """
 
     signals: tuple[str, ...]
@@ -94,6 +99,7 @@ class CoordinationModel:
     isolated_signals: tuple[str, ...] = ()
     isolated_threshold: float = math.inf
     max_tokens: float = math.inf
+    tightness_min_outside: int = 1
     provenance: str = ""
 
     def __post_init__(self) -> None:
@@ -117,6 +123,8 @@ class CoordinationModel:
 
     def score(self, g: GroupSignals) -> GroupSignals:
         z = self.standardize(g)
+        if g.outside < self.tightness_min_outside:
+            z.pop("tightness", None)  # too few passages outside the group to compare it with
         signals, threshold = self.signals, self.threshold
         if g.isolated and self.isolated_signals and all(s in z for s in self.isolated_signals):
             signals, threshold = self.isolated_signals, self.isolated_threshold
@@ -200,12 +208,14 @@ def model_for(
     signals: Sequence[str] | None = None,
     min_tokens: float | None = None,
     max_tokens: float | None = None,
+    tightness_min_outside: int | None = None,
 ) -> CoordinationModel:
     """:data:`DEFAULT_MODEL` (with ``embeddings``) or :data:`TEXT_MODEL`, with its signals,
     thresholds, isolated signals and length bounds replaced where given
     (``MethodSettings.coordination_signals`` / ``coordination_threshold`` /
     ``coordination_isolated_threshold`` / ``coordination_isolated_signals`` /
-    ``coordination_min_tokens`` / ``coordination_max_tokens``). The text model has no isolated
+    ``coordination_min_tokens`` / ``coordination_max_tokens`` /
+    ``coordination_tightness_outside``). The text model has no isolated
     scoring, so the isolated ones leave it unchanged."""
     model = DEFAULT_MODEL if embeddings else TEXT_MODEL
     changes: dict[str, object] = {}
@@ -217,6 +227,8 @@ def model_for(
         changes["min_tokens"] = float(min_tokens)
     if max_tokens is not None:
         changes["max_tokens"] = float(max_tokens)
+    if tightness_min_outside is not None:
+        changes["tightness_min_outside"] = int(tightness_min_outside)
     if model.isolated_signals:
         if isolated_threshold is not None:
             changes["isolated_threshold"] = float(isolated_threshold)

@@ -196,6 +196,7 @@ def find_coordinated(evidence: Evidence, config: MirageConfig, spans: Spans | No
             m.coordination_signals,
             m.coordination_min_tokens,
             m.coordination_max_tokens,
+            m.coordination_tightness_outside,
         ),
         spans=spans,
     )

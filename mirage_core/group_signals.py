@@ -230,7 +230,8 @@ class GroupSignals:
     no other member and not the query names. ``shared`` are the content tokens outside the
     query that every member carries (what tied them). ``tokens`` is the median number of content
     tokens of its passages (how much text the ratios rest on). ``isolated``: the group is the
-    whole evidence (no passage outside it, so no ``tightness``). ``standardized``, ``score``,
+    whole evidence (no passage outside it, so no ``tightness``); ``outside`` counts the
+    evidence's passages outside the group. ``standardized``, ``score``,
     ``threshold`` (what the score was compared with: the model's group or isolated
     threshold), ``fired`` and ``flagged`` are filled by :meth:`CoordinationModel.score`.
     """
@@ -250,6 +251,7 @@ class GroupSignals:
     lexical_pairs: tuple[tuple[int, int, float], ...] = ()
     tokens: float = float("nan")
     isolated: bool = False
+    outside: int = 0
     standardized: dict[str, float] = field(default_factory=dict)
     score: float = float("nan")
     threshold: float = float("nan")
@@ -385,6 +387,7 @@ def group_signals(
         lexical_pairs=tuple(pairs[:3]),
         tokens=float(np.median([len(profile.tokens[i]) for i in idx])),
         isolated=idx.size == len(profile.tokens),
+        outside=len(profile.tokens) - idx.size,
     )
 
 

@@ -123,6 +123,11 @@ class MethodSettings:
     )
     """Median content tokens per passage above which a group is never flagged (``None``: the
     model's own)."""
+    coordination_tightness_outside: int | None = field(
+        default=None, metadata=rule("int", optional=True)
+    )
+    """Passages that must lie outside a group for its ``tightness`` to count (``None``: the
+    model's own, 1)."""
     coordination_window: int | None = field(default=119, metadata=rule("int", optional=True))
     """The coordination signals read each passage's sentences, in
     ``coordination_window_order``, up to this many distinct content tokens (``None``: the whole
