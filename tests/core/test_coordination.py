@@ -283,6 +283,24 @@ def test_a_group_that_is_the_whole_evidence_is_scored_on_the_isolated_signals():
         replace(DEFAULT_MODEL, isolated_signals=("bogus",))
 
 
+def test_tightness_counts_only_with_enough_passages_outside_the_group():
+    rng = np.random.default_rng(1)
+    emb = rng.normal(size=(4, 8))
+    emb /= np.linalg.norm(emb, axis=1, keepdims=True)
+    prof = evidence_profile(QUERY, [*PLANTED, HONEST[0]], [*DOMAINS, "h.example"], emb)
+    g = group_signals(prof, [0, 1, 2])
+    assert g.outside == 1 and not g.isolated and math.isfinite(g.tightness)
+    kept = DEFAULT_MODEL.score(g)
+    assert "tightness" in kept.standardized
+    assert kept.score == pytest.approx(
+        (kept.standardized["answer_focus"] + kept.standardized["tightness"]) / 2, abs=1e-3
+    )
+    dropped = model_for(True, tightness_min_outside=2).score(g)
+    assert "tightness" not in dropped.standardized
+    assert dropped.score == pytest.approx(kept.standardized["answer_focus"], abs=1e-3)
+    assert dropped.threshold == DEFAULT_MODEL.threshold  # still scored as a group, not whole
+
+
 def test_model_for_replaces_only_the_thresholds_it_is_given():
     assert model_for(True) is DEFAULT_MODEL and model_for(False) is TEXT_MODEL
     m = model_for(True, threshold=2.5, isolated_threshold=0.5)
