@@ -56,7 +56,7 @@ def deliver_corroborated(
         return decision
     part = corroborated_part(state, corroboration, quarantined, decision.delivered)
     if part is None:
-        return decision
+        return _most_relevant(decision, state)
     reason = (
         f"{decision.reason}; delivered: the {len(part)} of {len(decision.delivered)} verified "
         "claims an independent source corroborates"
@@ -74,6 +74,26 @@ def scope_conflicts(
         return state
     part = corroborated_part(state, corroboration, quarantined, state.selected)
     return state if part is None else replace(state, conflict_side=part)
+
+
+def _most_relevant(decision: GateDecision, state: GateState) -> GateDecision:
+    """``decision`` delivering only S*'s claims most relevant to the query, under
+    ``uncorroborated_delivery="most_relevant"`` (unchanged without relevance scores)."""
+    relevance = state.evidence.relevance
+    if (
+        state.config.method.uncorroborated_delivery != "most_relevant"
+        or relevance is None
+        or not decision.delivered
+    ):
+        return decision
+    scores = relevance[np.asarray(decision.delivered, dtype=np.int64)]
+    top = float(np.max(scores))
+    kept = tuple(i for i, r in zip(decision.delivered, scores, strict=True) if r >= top - 1e-9)
+    reason = (
+        f"{decision.reason}; delivered: the {len(kept)} of {len(decision.delivered)} verified "
+        "claims most relevant to the query (no corroborated part qualified)"
+    )
+    return replace(decision, reason=reason, delivered=kept)
 
 
 def _holds_most_relevant(

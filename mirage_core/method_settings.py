@@ -28,6 +28,7 @@ __all__ = [
     "QuarantinedConflicts",
     "Relevance",
     "SourceCount",
+    "UncorroboratedDelivery",
 ]
 
 ContradictionScope = Literal["graph", "selected", "contested"]
@@ -43,6 +44,7 @@ AnswerConflictContext = Literal["claim", "lead+previous"]
 FactScope = Literal["sentence", "passage"]
 CorroboratedOnly = Literal["none", "selection", "delivery"]
 ConflictScope = Literal["selected", "delivered"]
+UncorroboratedDelivery = Literal["selected", "most_relevant"]
 
 
 @dataclass(frozen=True)
@@ -192,6 +194,11 @@ class MethodSettings:
     ``corroborated_only="delivery"`` when delivery narrows S*, only the part it delivers
     (``"delivered"``): a claim no independent source vouches for is not handed to the
     generator, so its conflict with one other page cannot block the rest."""
+    uncorroborated_delivery: UncorroboratedDelivery = "selected"
+    """With ``corroborated_only="delivery"``, what a passing verdict delivers when no
+    corroborated part qualifies: all of S* (``"selected"``), or only its claims most relevant to
+    the query (``"most_relevant"``: the sentence that answers, not every sentence of S* that no
+    second source vouches for)."""
     pair_relevant_only: bool = field(default=False, metadata=rule("bool"))
     """Send to NLI only the pairs both of whose claims hold a word of the query (relevance > 0):
     the gate weighs a pair by its less relevant claim, so the others can never decide r_contr

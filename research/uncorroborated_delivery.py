@@ -1,0 +1,93 @@
+"""What a passing verdict delivers when no corroborated part qualifies
+(``MethodSettings.uncorroborated_delivery``).
+
+On biogen-dev's fit split almost all of the contamination the default still delivers comes
+from passing verdicts whose S* is handed on whole because no corroborated part qualified: at
+k = 20, 1 of 38 passing MIXED sets, 4.7% of its 215 claims polluted, against 0.3% of the 1,135
+claims of the sets delivery narrowed (FULL: 9.3% against 1.0%); at k = 10, 6 of 27 (4.3%
+against 0.0%). With ``"most_relevant"`` such a verdict delivers only S*'s claims most relevant
+to the query: the sentence that answers a short question, not every sentence no second source
+vouches for. No route changes.
+
+Candidate (a change to ``MirageConfig()``, declared before it ran):
+``uncorroborated-most-relevant``.
+
+Rule :data:`NO_LOSS_CONTAMINATION` (declared with it): on the fit split, of two full scoreboard
+runs, no row of the main table with a goal worse, no short-QA row more than 2 points worse, no
+attack family figure worse, no biogen clean or MIXED pass lower; and the worst-family MIXED
+contamination of biogen-k10 plus biogen-k20 lower in sum, with neither higher.
+
+    python -m research.uncorroborated_delivery write
+    bash research/uncorroborated_delivery_run.sh
+    python -m research.uncorroborated_delivery report research/results/uncorroborated-delivery/*.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from research.corroborated_first import CANDIDATES, DEFAULT_RUN, short_losses
+from research.longform_candidates import load_runs, long_value
+from research.quarantine_conflicts import every_row_losses, family_losses, pass_losses
+
+UNCORROBORATED: dict[str, dict[str, Any]] = {
+    "uncorroborated-most-relevant": {"method": {"uncorroborated_delivery": "most_relevant"}},
+}
+NO_LOSS_CONTAMINATION = {"declared": "2026-12-04"}
+
+
+def contamination(run: dict[str, Any], ds: str, regime: str = "MIXED") -> float | None:
+    return long_value(run, ds, lambda m: m.startswith(f"{regime} contamination"), "fit")
+
+
+def report(runs: dict[str, dict[str, Any]]) -> list[str]:
+    default = runs[DEFAULT_RUN]
+    lines = [f"rule NO_LOSS_CONTAMINATION ({NO_LOSS_CONTAMINATION['declared']}), fit split", ""]
+    best, best_gain = DEFAULT_RUN, 0.0
+    for name in UNCORROBORATED:
+        if name not in runs:
+            continue
+        run = runs[name]
+        losses = every_row_losses(run, default) + short_losses(run, default)
+        losses += family_losses(run, default) + pass_losses(run, default)
+        gain, rises, shown = 0.0, [], []
+        for ds in ("biogen-k10", "biogen-k20"):
+            a, b = contamination(run, ds), contamination(default, ds)
+            fa, fb = contamination(run, ds, "FULL"), contamination(default, ds, "FULL")
+            shown.append(f"{ds} MIXED {b:.1%} → {a:.1%}, FULL {fb:.1%} → {fa:.1%}")
+            gain += b - a
+            if a > b + 1e-9:
+                rises.append(f"{ds} MIXED contamination {b:.1%} → {a:.1%}")
+        ok = not losses and not rises and gain > 1e-9
+        lines.append(
+            f"- {name}: {'; '.join(shown)}; losses: {'; '.join(losses + rises) or 'none'} → "
+            f"{'qualifies' if ok else 'does not qualify'}"
+        )
+        if ok and gain > best_gain:
+            best, best_gain = name, gain
+    lines.append(f"\ndecision: {'adopt ' + best if best != DEFAULT_RUN else 'the default stays'}")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("write", help="write the candidate's JSON")
+    r = sub.add_parser("report", help="the choice, from full scoreboard JSON files")
+    r.add_argument("runs", nargs="+")
+    args = p.parse_args(argv)
+    if args.cmd == "write":
+        for name, change in UNCORROBORATED.items():
+            (CANDIDATES / f"{name}.json").write_text(json.dumps(change, indent=1) + "\n")
+        return 0
+    runs = load_runs(args.runs)
+    if DEFAULT_RUN not in runs:
+        p.error(f"one of the runs must be {DEFAULT_RUN}.json")
+    print("\n".join(report(runs)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
