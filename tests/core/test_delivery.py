@@ -96,3 +96,30 @@ def test_the_default_delivers_corroborated_claims_and_paper_delivers_s_star(
     paper = Mirage(MirageConfig.paper(), nli=fake_nli)
     assert _texts(default.defend(QUERY, lone_detail_pages)) == {"The tower was completed in 1889."}
     assert any("Otis" in t for t in _texts(paper.defend(QUERY, lone_detail_pages)))
+
+
+def test_most_relevant_delivery_keeps_the_answer_sentence_without_a_corroborated_part(fake_nli):
+    from mirage_core import Passage
+
+    query = "Who supplied the lift machinery of the tower?"
+    pages = [
+        Passage(text, source=f"https://{host}/eiffel", score=0.9)
+        for text, host in (
+            ("The tower was completed in 1889. Otis supplied the lift machinery.", "a.example"),
+            ("The tower was completed in 1889 for the World's Fair.", "b.example"),
+        )
+    ]
+    whole = engine(fake_nli, relevant=True).defend(query, pages)  # uncorroborated: "selected"
+    narrowed = Mirage(
+        MirageConfig(coordination="none").replace(
+            corroborated_only="delivery",
+            fact_coverage=True,
+            corroborated_relevant=True,
+            uncorroborated_delivery="most_relevant",
+        ),
+        nli=fake_nli,
+    ).defend(query, pages)
+    assert narrowed.decision == whole.decision == "verified"
+    assert set(narrowed.selected) < set(whole.selected)  # S* was handed on whole before
+    assert _texts(narrowed) == {"Otis supplied the lift machinery."}
+    assert "most relevant to the query" in narrowed.reason
