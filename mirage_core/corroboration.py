@@ -29,6 +29,7 @@ from mirage_core.types import Claim
 
 if TYPE_CHECKING:
     from mirage_core.config import MirageConfig
+    from mirage_core.method_settings import FactScope
 
 __all__ = [
     "Corroboration",
@@ -86,7 +87,7 @@ class Corroboration:
 
 
 def _facts_stated(
-    claims: Sequence[Claim], premise: np.ndarray, hypothesis: np.ndarray, scope: str
+    claims: Sequence[Claim], premise: np.ndarray, hypothesis: np.ndarray, scope: FactScope
 ) -> np.ndarray:
     """Per edge: whether the premise's sentence (or with ``scope="passage"`` its passage)
     states every fact of the hypothesis. Facts and words are token ids; the edges' facts are
@@ -140,7 +141,7 @@ def corroborate(
     embeddings: np.ndarray | None = None,
     paraphrase_support: float | None = None,
     fact_coverage: bool = False,
-    fact_scope: str = "sentence",
+    fact_scope: FactScope = "sentence",
     questions_vouch: bool = True,
     restating: frozenset[str] | None = None,
 ) -> Corroboration:
