@@ -27,19 +27,20 @@ def corroborated_part(
     corroboration: Corroboration | None,
     quarantined: np.ndarray,
     delivered: tuple[int, ...],
+    require_relevant: bool | None = None,
 ) -> tuple[int, ...] | None:
     """The claims of ``delivered`` that a kept passage corroborates, when their sources reach
-    ``d_min`` (and, with ``corroborated_relevant``, one of them is among the most relevant);
-    ``None`` when delivery leaves ``delivered`` whole."""
+    ``d_min`` (and, with ``corroborated_relevant`` or ``require_relevant``, one of them is
+    among the most relevant); ``None`` when delivery leaves ``delivered`` whole."""
+    if require_relevant is None:
+        require_relevant = state.config.method.corroborated_relevant
     if corroboration is None:
         raise ValueError('corroborated_only="delivery" needs corroboration')
     vouched = corroboration.vouched(quarantined)
     part = tuple(i for i in delivered if vouched[i])
     if not reaches_d_min(state.claims, part, quarantined, state.config, corroboration):
         return None
-    if state.config.method.corroborated_relevant and not _holds_most_relevant(
-        part, delivered, state.evidence.relevance
-    ):
+    if require_relevant and not _holds_most_relevant(part, delivered, state.evidence.relevance):
         return None
     return part
 
@@ -56,7 +57,7 @@ def deliver_corroborated(
         return decision
     part = corroborated_part(state, corroboration, quarantined, decision.delivered)
     if part is None:
-        return _most_relevant(decision, state)
+        return _uncorroborated(decision, state, corroboration, quarantined)
     reason = (
         f"{decision.reason}; delivered: the {len(part)} of {len(decision.delivered)} verified "
         "claims an independent source corroborates"
@@ -76,22 +77,35 @@ def scope_conflicts(
     return state if part is None else replace(state, conflict_side=part)
 
 
-def _most_relevant(decision: GateDecision, state: GateState) -> GateDecision:
-    """``decision`` delivering only S*'s claims most relevant to the query, under
-    ``uncorroborated_delivery="most_relevant"`` (unchanged without relevance scores)."""
+def _uncorroborated(
+    decision: GateDecision,
+    state: GateState,
+    corroboration: Corroboration | None,
+    quarantined: np.ndarray,
+) -> GateDecision:
+    """What ``decision`` delivers when no corroborated part qualifies
+    (``uncorroborated_delivery``): S* whole; its claims most relevant to the query; or the
+    corroborated part that missed them, with them. Unchanged without relevance scores."""
+    mode = state.config.method.uncorroborated_delivery
     relevance = state.evidence.relevance
-    if (
-        state.config.method.uncorroborated_delivery != "most_relevant"
-        or relevance is None
-        or not decision.delivered
-    ):
+    if mode == "selected" or relevance is None or not decision.delivered:
         return decision
     scores = relevance[np.asarray(decision.delivered, dtype=np.int64)]
     top = float(np.max(scores))
-    kept = tuple(i for i, r in zip(decision.delivered, scores, strict=True) if r >= top - 1e-9)
+    best = {i for i, r in zip(decision.delivered, scores, strict=True) if r >= top - 1e-9}
+    what = "most relevant to the query"
+    if mode == "part_and_most_relevant":
+        part = corroborated_part(
+            state, corroboration, quarantined, decision.delivered, require_relevant=False
+        )
+        if part is None:
+            return decision
+        best |= set(part)
+        what = "an independent source corroborates or most relevant to the query"
+    kept = tuple(i for i in decision.delivered if i in best)
     reason = (
         f"{decision.reason}; delivered: the {len(kept)} of {len(decision.delivered)} verified "
-        "claims most relevant to the query (no corroborated part qualified)"
+        f"claims {what}"
     )
     return replace(decision, reason=reason, delivered=kept)
 

@@ -5,7 +5,7 @@ set -euo pipefail
 out=research/results/uncorroborated-delivery
 mkdir -p "$out"
 cp benchmarks/results/scoreboard.json "$out/default.json"
-for cfg in research/candidates/uncorroborated-most-relevant.json; do
+for cfg in research/candidates/uncorroborated-most-relevant.json research/candidates/uncorroborated-part-and-most-relevant.json; do
   name=$(basename "$cfg" .json)
   [ -f "$out/$name.json" ] && continue
   nice .venv/bin/python -m benchmarks.scoreboard --config "$cfg" --no-paper \
