@@ -123,3 +123,31 @@ def test_most_relevant_delivery_keeps_the_answer_sentence_without_a_corroborated
     assert set(narrowed.selected) < set(whole.selected)  # S* was handed on whole before
     assert _texts(narrowed) == {"Otis supplied the lift machinery."}
     assert "most relevant to the query" in narrowed.reason
+
+
+def test_part_and_most_relevant_keeps_the_corroborated_part_and_the_answer(fake_nli):
+    from mirage_core import Passage
+
+    query = "Who supplied the lift machinery of the tower?"
+    pages = [
+        Passage(text, source=f"https://{host}/eiffel", score=0.9)
+        for text, host in (
+            ("The tower was completed in 1889. Otis supplied the lift machinery.", "a.example"),
+            ("The tower was completed in 1889 for the World's Fair.", "b.example"),
+        )
+    ]
+    whole = engine(fake_nli, relevant=True).defend(query, pages)
+    both = Mirage(
+        MirageConfig(coordination="none").replace(
+            corroborated_only="delivery",
+            fact_coverage=True,
+            corroborated_relevant=True,
+            uncorroborated_delivery="part_and_most_relevant",
+        ),
+        nli=fake_nli,
+    ).defend(query, pages)
+    assert both.decision == whole.decision == "verified"
+    assert set(both.selected) < set(whole.selected)
+    # the part the second page vouches for, and the answer no other page states
+    assert _texts(both) == {"The tower was completed in 1889.", "Otis supplied the lift machinery."}
+    assert "corroborates or most relevant" in both.reason
