@@ -151,3 +151,28 @@ def test_part_and_most_relevant_keeps_the_corroborated_part_and_the_answer(fake_
     # the part the second page vouches for, and the answer no other page states
     assert _texts(both) == {"The tower was completed in 1889.", "Otis supplied the lift machinery."}
     assert "corroborates or most relevant" in both.reason
+
+
+def test_a_glued_on_question_is_no_corroborated_part(fake_nli):
+    from mirage_core import Passage
+
+    query = "who played the oldest brother in 7th heaven"
+    pages = [
+        Passage(f"{query}. {text}", source=f"https://{host}/show", score=0.9)
+        for text, host in (
+            ("Barry Watson played Matt Camden, the oldest brother.", "a.example"),
+            ("Barry Watson was cast as Matt Camden in 1996.", "b.example"),
+            ("The show ran on The WB for eleven seasons.", "c.example"),
+        )
+    ]
+
+    def run(restatements_vouch: bool):
+        config = MirageConfig(coordination="none").replace(restatements_vouch=restatements_vouch)
+        return Mirage(config, nli=fake_nli).defend(query, pages)
+
+    echoed, asserted = run(True), run(False)
+    # the three copies of the question corroborate each other and become the delivered part
+    assert _texts(echoed) == {f"{query}."} and "corroborates" in echoed.reason
+    # a sentence of the query's own words vouches for nothing: no part, S* as the gate passed it
+    assert any("Barry Watson" in t for t in _texts(asserted))
+    assert "corroborates" not in asserted.reason
