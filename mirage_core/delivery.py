@@ -2,11 +2,12 @@
 
 Under ``corroborated_only="delivery"`` the gate weighs the whole S* (its contradictions, its
 answer slot, its sources), and a passing verdict delivers only the part of it that a passage
-the quarantine kept corroborates, when the sources behind that part reach ``d_min``. The check
-sees every conflict S* holds; the generator sees only what independent sources vouch for.
-Evidence too short for corroboration delivers S* as the gate passed it, and with
-``corroborated_relevant`` so does evidence whose claims most relevant to the query no other
-source corroborates.
+the quarantine kept corroborates, when the sources behind that part reach ``d_min``. Where
+delivery narrows S*, the tie and majority rules weigh only that part's conflicts with claims
+outside S* (:func:`scope_conflicts`, ``conflict_scope="delivered"``): a sentence that is not
+handed on cannot tie. Evidence too short for corroboration delivers S* as the gate passed it,
+and with ``corroborated_relevant`` so does evidence whose claims most relevant to the query no
+other source corroborates (``uncorroborated_delivery`` can hand on less there).
 """
 
 from __future__ import annotations
