@@ -4,10 +4,11 @@ Every coordination signal is a share of a passage's content tokens, and the mode
 and scales are those of honest pages cut to 1,200 characters (at most 119 content tokens:
 ``research/coordination_length.py``). A full web page lies outside that range: ten honest pages
 about one person all name the person, resemble each other and leave each page few words of its
-own, so the whole evidence scores as planted. A length ceiling would be an evasion (pad a
+own, so the whole evidence can score as planted. A length ceiling would be an evasion (pad a
 planted passage past it); a window is not: each passage is read as at most ``max_tokens``
 content tokens of its own sentences, so a long page and a padded poison are both scored at
-the length the model knows.
+the length the model knows. (It does not make agreeing biographies look independent: their
+answer sentences and their similarity remain, ``docs/decisions.md``.)
 
 Two orders fill the window:
 
@@ -16,7 +17,8 @@ Two orders fill the window:
   last, wherever it stands.
 - ``"lead"``: the passage's opening sentences, as the calibration pages were cut.
 
-The chosen sentences are kept in passage order. A passage within the budget is read whole, so
+The window is the longest run of sentences, in that order, within the budget; they are kept
+in passage order. A passage within the budget is read whole, so
 evidence of the length the model was fit on is scored exactly as without a window.
 """
 
