@@ -91,9 +91,7 @@ def _uncorroborated(
     relevance = state.evidence.relevance
     if mode == "selected" or relevance is None or not decision.delivered:
         return decision
-    scores = relevance[np.asarray(decision.delivered, dtype=np.int64)]
-    top = float(np.max(scores))
-    best = {i for i, r in zip(decision.delivered, scores, strict=True) if r >= top - 1e-9}
+    best = _most_relevant(decision.delivered, relevance)
     what = "most relevant to the query"
     if mode == "part_and_most_relevant":
         part = corroborated_part(
@@ -119,6 +117,11 @@ def _holds_most_relevant(
     restates it, and delivery must not leave it out for want of a second source."""
     if relevance is None or not delivered:
         return True
+    return not _most_relevant(delivered, relevance).isdisjoint(part)
+
+
+def _most_relevant(delivered: tuple[int, ...], relevance: np.ndarray) -> set[int]:
+    """The claims of ``delivered`` (non-empty) at its highest relevance to the query."""
     scores = relevance[np.asarray(delivered, dtype=np.int64)]
     top = float(np.max(scores))
-    return bool(np.any(relevance[np.asarray(part, dtype=np.int64)] >= top - 1e-9))
+    return {i for i, r in zip(delivered, scores.tolist(), strict=True) if r >= top - 1e-9}

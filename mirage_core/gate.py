@@ -21,7 +21,7 @@ from mirage_core.config import MirageConfig
 from mirage_core.corroboration import Corroboration
 from mirage_core.evidence import Evidence
 from mirage_core.graph import ClaimGraph, SourcedGraph
-from mirage_core.majority import MajorityRule
+from mirage_core.majority import MajorityRule, conflict_edges
 from mirage_core.quarantine import conflict_weight, gate_d_min
 from mirage_core.records import CoordinationRecord, HeldBack, RuleOutcome, Tie
 from mirage_core.redundancy_filter import hold_back, redundant_passages
@@ -69,6 +69,11 @@ class GateState:
     @property
     def claims(self) -> list[Claim]:
         return self.evidence.claims
+
+    @property
+    def defended(self) -> np.ndarray | None:
+        """:attr:`conflict_side` as claim indices (``None``: all of S*)."""
+        return None if self.conflict_side is None else np.asarray(self.conflict_side, np.int64)
 
 
 def measure(
@@ -231,7 +236,7 @@ class TieRule:
             state.sourced,
             np.asarray(state.selected, dtype=np.int64),
             state.edge_weight,
-            None if state.conflict_side is None else np.asarray(state.conflict_side, np.int64),
+            state.defended,
         )
         if self.tie is None:
             return None
@@ -252,15 +257,8 @@ def tie_sides(
     """The two sides of the conflicts between ``defended`` (claims of S*; ``None``: all of
     S*) and the claims outside S*, or None when S* wins clearly."""
     graph, groups = sourced.graph, sourced.groups
-    in_s = np.zeros(graph.n_claims, dtype=bool)
-    in_s[selected] = True
-    in_d = in_s
-    if defended is not None:
-        in_d = np.zeros(graph.n_claims, dtype=bool)
-        in_d[defended] = True
-    w_contr = graph.w_contr if edge_weight is None else graph.w_contr * edge_weight
+    conflict, in_s, in_d = conflict_edges(graph, selected, edge_weight, defended)
     p, h = graph.premise, graph.hypothesis
-    conflict = (w_contr > 0) & ((in_d[p] & ~in_s[h]) | (~in_s[p] & in_d[h]))
     if not conflict.any():
         return None
     ends = np.concatenate([p[conflict], h[conflict]])

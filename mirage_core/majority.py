@@ -29,7 +29,7 @@ from mirage_core.records import RuleOutcome, Tie
 if TYPE_CHECKING:
     from mirage_core.gate import GateState
 
-__all__ = ["Conflicts", "MajorityRule", "conflicts"]
+__all__ = ["Conflicts", "MajorityRule", "conflict_edges", "conflicts"]
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,27 @@ def side_groups(
     return 1 + counts
 
 
+def conflict_edges(
+    graph: ClaimGraph,
+    selected: np.ndarray,
+    edge_weight: np.ndarray | None,
+    defended: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(edge mask, S* mask, defended mask): the contradiction edges of positive weight between
+    a ``defended`` claim (claims of S*; ``None``: all of S*) and a claim outside S*. The tie
+    and majority rules both weigh these."""
+    in_s = np.zeros(graph.n_claims, dtype=bool)
+    in_s[selected] = True
+    in_d = in_s
+    if defended is not None:
+        in_d = np.zeros(graph.n_claims, dtype=bool)
+        in_d[defended] = True
+    w_contr = graph.w_contr if edge_weight is None else graph.w_contr * edge_weight
+    p, h = graph.premise, graph.hypothesis
+    edge = (w_contr > 0) & ((in_d[p] & ~in_s[h]) | (~in_s[p] & in_d[h]))
+    return edge, in_s, in_d
+
+
 def conflicts(
     graph: ClaimGraph,
     groups: np.ndarray,
@@ -70,16 +91,8 @@ def conflicts(
 ) -> Conflicts:
     """The conflicts between ``defended`` (claims of S*; ``None``: all of S*) and the claims
     outside S*."""
-    in_s = np.zeros(graph.n_claims, dtype=bool)
-    in_s[selected] = True
-    in_d = in_s
-    if defended is not None:
-        in_d = np.zeros(graph.n_claims, dtype=bool)
-        in_d[defended] = True
-    w_contr = graph.w_contr if edge_weight is None else graph.w_contr * edge_weight
-    p, h = graph.premise, graph.hypothesis
-    edge = (w_contr > 0) & ((in_d[p] & ~in_s[h]) | (~in_s[p] & in_d[h]))
-    premise, hypothesis = p[edge], h[edge]
+    edge, in_s, in_d = conflict_edges(graph, selected, edge_weight, defended)
+    premise, hypothesis = graph.premise[edge], graph.hypothesis[edge]
     s_end = np.where(in_d[premise], premise, hypothesis)
     r_end = np.where(in_d[premise], hypothesis, premise)
     against_s = np.zeros(graph.n_claims, dtype=bool)
@@ -108,7 +121,7 @@ class MajorityRule:
             np.asarray(state.selected, dtype=np.int64),
             state.edge_weight,
             support,
-            None if state.conflict_side is None else np.asarray(state.conflict_side, np.int64),
+            state.defended,
         )
         if not found.selected.size:
             return None
