@@ -11,12 +11,37 @@ from tests.conftest import flagged_group
 
 
 def engine(
-    fake_nli, corroborated_only: str = "delivery", coordination: str = "none", relevant=False
+    fake_nli,
+    corroborated_only: str = "delivery",
+    coordination: str = "none",
+    relevant=False,
+    uncorroborated: str = "selected",
 ) -> Mirage:
     config = MirageConfig(coordination=coordination).replace(
-        corroborated_only=corroborated_only, fact_coverage=True, corroborated_relevant=relevant
+        corroborated_only=corroborated_only,
+        fact_coverage=True,
+        corroborated_relevant=relevant,
+        uncorroborated_delivery=uncorroborated,
     )
     return Mirage(config, nli=fake_nli)
+
+
+#: A question whose answer one page tells and no other vouches for (``lift_pages``).
+LIFT_QUERY = "Who supplied the lift machinery of the tower?"
+
+
+@pytest.fixture
+def lift_pages():
+    """Two pages corroborate the completion year; only the first names who supplied the lifts."""
+    from mirage_core import Passage
+
+    return [
+        Passage(text, source=f"https://{host}/eiffel", score=0.9)
+        for text, host in (
+            ("The tower was completed in 1889. Otis supplied the lift machinery.", "a.example"),
+            ("The tower was completed in 1889 for the World's Fair.", "b.example"),
+        )
+    ]
 
 
 def _texts(verdict) -> set[str]:
@@ -59,17 +84,8 @@ def test_a_quarantined_corroborator_vouches_for_nothing(fake_nli, lone_detail_pa
     assert delivered.selected == plain.selected and "corroborates" not in delivered.reason
 
 
-def test_corroborated_relevant_keeps_an_uncorroborated_answer_sentence(fake_nli):
-    from mirage_core import Passage
-
-    query = "Who supplied the lift machinery of the tower?"
-    pages = [
-        Passage(text, source=f"https://{host}/eiffel", score=0.9)
-        for text, host in (
-            ("The tower was completed in 1889. Otis supplied the lift machinery.", "a.example"),
-            ("The tower was completed in 1889 for the World's Fair.", "b.example"),
-        )
-    ]
+def test_corroborated_relevant_keeps_an_uncorroborated_answer_sentence(fake_nli, lift_pages):
+    query, pages = LIFT_QUERY, lift_pages
     plain = engine(fake_nli).defend(query, pages)
     relevant = engine(fake_nli, relevant=True).defend(query, pages)
     # corroborated delivery alone drops the answer, which one page tells
@@ -98,54 +114,24 @@ def test_the_default_delivers_corroborated_claims_and_paper_delivers_s_star(
     assert any("Otis" in t for t in _texts(paper.defend(QUERY, lone_detail_pages)))
 
 
-def test_most_relevant_delivery_keeps_the_answer_sentence_without_a_corroborated_part(fake_nli):
-    from mirage_core import Passage
-
-    query = "Who supplied the lift machinery of the tower?"
-    pages = [
-        Passage(text, source=f"https://{host}/eiffel", score=0.9)
-        for text, host in (
-            ("The tower was completed in 1889. Otis supplied the lift machinery.", "a.example"),
-            ("The tower was completed in 1889 for the World's Fair.", "b.example"),
-        )
-    ]
+def test_most_relevant_delivery_keeps_the_answer_sentence_without_a_corroborated_part(
+    fake_nli, lift_pages
+):
+    query, pages = LIFT_QUERY, lift_pages
     whole = engine(fake_nli, relevant=True).defend(query, pages)  # uncorroborated: "selected"
-    narrowed = Mirage(
-        MirageConfig(coordination="none").replace(
-            corroborated_only="delivery",
-            fact_coverage=True,
-            corroborated_relevant=True,
-            uncorroborated_delivery="most_relevant",
-        ),
-        nli=fake_nli,
-    ).defend(query, pages)
+    narrowed = engine(fake_nli, relevant=True, uncorroborated="most_relevant").defend(query, pages)
     assert narrowed.decision == whole.decision == "verified"
     assert set(narrowed.selected) < set(whole.selected)  # S* was handed on whole before
     assert _texts(narrowed) == {"Otis supplied the lift machinery."}
     assert "most relevant to the query" in narrowed.reason
 
 
-def test_part_and_most_relevant_keeps_the_corroborated_part_and_the_answer(fake_nli):
-    from mirage_core import Passage
-
-    query = "Who supplied the lift machinery of the tower?"
-    pages = [
-        Passage(text, source=f"https://{host}/eiffel", score=0.9)
-        for text, host in (
-            ("The tower was completed in 1889. Otis supplied the lift machinery.", "a.example"),
-            ("The tower was completed in 1889 for the World's Fair.", "b.example"),
-        )
-    ]
+def test_part_and_most_relevant_keeps_the_corroborated_part_and_the_answer(fake_nli, lift_pages):
+    query, pages = LIFT_QUERY, lift_pages
     whole = engine(fake_nli, relevant=True).defend(query, pages)
-    both = Mirage(
-        MirageConfig(coordination="none").replace(
-            corroborated_only="delivery",
-            fact_coverage=True,
-            corroborated_relevant=True,
-            uncorroborated_delivery="part_and_most_relevant",
-        ),
-        nli=fake_nli,
-    ).defend(query, pages)
+    both = engine(fake_nli, relevant=True, uncorroborated="part_and_most_relevant").defend(
+        query, pages
+    )
     assert both.decision == whole.decision == "verified"
     assert set(both.selected) < set(whole.selected)
     # the part the second page vouches for, and the answer no other page states
