@@ -5,10 +5,4 @@ set -euo pipefail
 out=research/results/quarantine-conflicts
 mkdir -p "$out"
 cp research/results/conflict-scope-3/conflict-scope-delivered-assertions.json "$out/default.json"
-for cfg in research/candidates/quarantine-conflicts-*.json; do
-  name=$(basename "$cfg" .json)
-  [ -f "$out/$name.json" ] && continue
-  nice .venv/bin/python -m benchmarks.scoreboard --config "$cfg" --no-paper --families all \
-    --family-n 20 --only gpe-k5,shortqa,poisonedrag-nq,poisonedrag-hotpotqa,biogen-k10,biogen-k20,gpe-longform \
-    --out "$out/$name"
-done
+bash research/run_candidates.sh "$out" long-form research/candidates/quarantine-conflicts-*.json

@@ -1,14 +1,8 @@
 #!/usr/bin/env bash
-# A full scoreboard run of research/tightness_outside.py's candidate (every dataset of the
-# committed scoreboard, paper() and RAGDefender left out); the default's is the committed one.
+# A full scoreboard run of research/tightness_outside.py's candidate; the default's is the
+# committed scoreboard.
 set -euo pipefail
 out=research/results/tightness-outside
 mkdir -p "$out"
 cp benchmarks/results/scoreboard.json "$out/default.json"
-for cfg in research/candidates/tightness-two-outside.json; do
-  name=$(basename "$cfg" .json)
-  [ -f "$out/$name.json" ] && continue
-  nice .venv/bin/python -m benchmarks.scoreboard --config "$cfg" --no-paper \
-    --adaptive dispersed,paraphrase,synonym --adaptive-n 20 --families all --family-n 20 \
-    --out "$out/$name"
-done
+bash research/run_candidates.sh "$out" full research/candidates/tightness-two-outside.json
