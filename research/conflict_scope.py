@@ -42,14 +42,13 @@ fourth corroborated-delivery round's rule is printed beside it.
 
 from __future__ import annotations
 
-import argparse
-import json
 from typing import Any
 
 from research.ablation import guarded_losses
+from research.candidate_cli import candidates_main
 from research.coordination_window import WINDOW
-from research.corroborated_first import CANDIDATES, DEFAULT_RUN, report, short_losses
-from research.longform_candidates import load_runs, long_value
+from research.corroborated_first import DEFAULT_RUN, report, short_losses
+from research.longform_candidates import long_value
 
 SCOPE: dict[str, dict[str, Any]] = {
     "conflict-scope-delivered": {"method": {"conflict_scope": "delivered"}},
@@ -161,28 +160,18 @@ def gain_rule(runs: dict[str, dict[str, Any]], order: tuple[str, ...]) -> list[s
     return lines
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    sub = p.add_subparsers(dest="cmd", required=True)
-    sub.add_parser("write", help="write the candidates' JSON")
-    r = sub.add_parser("report", help="the choice, from scoreboard JSON files")
-    r.add_argument("runs", nargs="+")
-    args = p.parse_args(argv)
-    if args.cmd == "write":
-        for name, change in {**SCOPE, **ROUND_2, **ROUND_3}.items():
-            (CANDIDATES / f"{name}.json").write_text(json.dumps(change, indent=1) + "\n")
-        return 0
-    runs = load_runs(args.runs)
-    if DEFAULT_RUN not in runs:
-        p.error(f"one of the runs must be {DEFAULT_RUN}.json")
+def _choice(runs: dict[str, dict[str, Any]]) -> list[str]:
+    """The latest round present in ``runs``: the gain rule, then the fourth round's beside it."""
     rounds = (ORDER_3, ROUND_3), (ORDER_2, ROUND_2), (ORDER, SCOPE)
     order_of = next(o for o, r in rounds if any(name in runs for name in r))
     order = tuple(n for n in order_of if n in runs)
     lines = gain_rule(runs, order)
     lines += ["", "the fourth corroborated-delivery round's rule, beside it", ""]
-    lines += report(runs, order, short_guard=True)
-    print("\n".join(lines))
-    return 0
+    return lines + report(runs, order, short_guard=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return candidates_main(argv, __doc__, {**SCOPE, **ROUND_2, **ROUND_3}, _choice)
 
 
 if __name__ == "__main__":

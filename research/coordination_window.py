@@ -29,12 +29,10 @@ fifteen families, so the attack a ceiling invited is ruled on.
 
 from __future__ import annotations
 
-import argparse
-import json
 from typing import Any
 
-from research.corroborated_first import CANDIDATES, DEFAULT_RUN, report
-from research.longform_candidates import load_runs
+from research.candidate_cli import candidates_main
+from research.corroborated_first import DEFAULT_RUN, report
 
 #: The longest honest fit-half passage of the coordination calibration, in content tokens.
 LONGEST_CALIBRATION_PASSAGE = 119
@@ -54,21 +52,9 @@ ORDER = (DEFAULT_RUN, *WINDOW)
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    sub = p.add_subparsers(dest="cmd", required=True)
-    sub.add_parser("write", help="write the candidates' JSON")
-    r = sub.add_parser("report", help="the choice, from scoreboard JSON files")
-    r.add_argument("runs", nargs="+")
-    args = p.parse_args(argv)
-    if args.cmd == "write":
-        for name, change in WINDOW.items():
-            (CANDIDATES / f"{name}.json").write_text(json.dumps(change, indent=1) + "\n")
-        return 0
-    runs = load_runs(args.runs)
-    if DEFAULT_RUN not in runs:
-        p.error(f"one of the runs must be {DEFAULT_RUN}.json")
-    print("\n".join(report(runs, ORDER, short_guard=True)))
-    return 0
+    return candidates_main(
+        argv, __doc__, WINDOW, lambda runs: report(runs, ORDER, short_guard=True)
+    )
 
 
 if __name__ == "__main__":

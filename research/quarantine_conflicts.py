@@ -40,13 +40,15 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from research.ablation import guarded_losses
+from research.candidate_cli import candidates_main
 from research.conflict_scope import GAIN_ROWS, family_losses, longform_gain
-from research.corroborated_first import CANDIDATES, DEFAULT_RUN, short_losses
-from research.longform_candidates import load_runs, long_value
+from research.corroborated_first import DEFAULT_RUN, short_losses
+from research.longform_candidates import long_value
 
 QUARANTINE: dict[str, dict[str, Any]] = {
     "quarantine-conflicts-ignored": {"method": {"quarantined_conflicts": "ignore"}},
@@ -83,15 +85,27 @@ def pass_losses(run: dict[str, Any], default: dict[str, Any]) -> list[str]:
     return out
 
 
-def report(runs: dict[str, dict[str, Any]]) -> list[str]:
+def no_loss_gain(
+    runs: dict[str, dict[str, Any]], names: Sequence[str], complete_rows: bool = False
+) -> list[str]:
+    """:data:`NO_LOSS_GAIN` over ``names``: against the candidate runs' guarded and short-QA
+    rows, or, with ``complete_rows`` (the rule as amended), every row of two full runs."""
     default = runs[DEFAULT_RUN]
-    lines = [f"rule {NO_LOSS_GAIN['declared']} (no loss, a gain), fit split", ""]
+    title = (
+        f"rule NO_LOSS_GAIN, complete rows ({NO_LOSS_GAIN['declared']}), fit split"
+        if complete_rows
+        else f"rule {NO_LOSS_GAIN['declared']} (no loss, a gain), fit split"
+    )
+    lines = [title, ""]
     best, best_gain = DEFAULT_RUN, 0.0
-    for name in ORDER[1:]:
+    for name in names:
         if name not in runs:
             continue
         run = runs[name]
-        losses = guarded_losses(run, default) + short_losses(run, default)
+        if complete_rows:
+            losses = every_row_losses(run, default)
+        else:
+            losses = guarded_losses(run, default) + short_losses(run, default)
         losses += family_losses(run, default) + pass_losses(run, default)
         long_gain, rises = longform_gain(run, default)
         fam_gain = family_gain(run, default)
@@ -126,30 +140,26 @@ def every_row_losses(run: dict[str, Any], default: dict[str, Any]) -> list[str]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    sub = p.add_subparsers(dest="cmd", required=True)
-    sub.add_parser("write", help="write the candidates' JSON")
-    r = sub.add_parser("report", help="the choice, from scoreboard JSON files")
-    r.add_argument("runs", nargs="+")
+def _every_row(sub: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
     f = sub.add_parser("every-row", help="rows lost between two full scoreboard runs (fit)")
     f.add_argument("default")
     f.add_argument("candidate")
-    args = p.parse_args(argv)
-    if args.cmd == "every-row":
-        run, default = (json.loads(Path(x).read_text()) for x in (args.candidate, args.default))
-        losses = every_row_losses(run, default)
+
+    def run(args: argparse.Namespace) -> int:
+        candidate, default = (
+            json.loads(Path(x).read_text()) for x in (args.candidate, args.default)
+        )
+        losses = every_row_losses(candidate, default)
         print(f"rows of the full scoreboard worse on fit: {'; '.join(losses) or 'none'}")
         return 0
-    if args.cmd == "write":
-        for name, change in QUARANTINE.items():
-            (CANDIDATES / f"{name}.json").write_text(json.dumps(change, indent=1) + "\n")
-        return 0
-    runs = load_runs(args.runs)
-    if DEFAULT_RUN not in runs:
-        p.error(f"one of the runs must be {DEFAULT_RUN}.json")
-    print("\n".join(report(runs)))
-    return 0
+
+    return {"every-row": run}
+
+
+def main(argv: list[str] | None = None) -> int:
+    return candidates_main(
+        argv, __doc__, QUARANTINE, lambda runs: no_loss_gain(runs, ORDER[1:]), _every_row
+    )
 
 
 if __name__ == "__main__":

@@ -24,12 +24,11 @@ contamination of biogen-k10 plus biogen-k20 lower in sum, with neither higher.
 
 from __future__ import annotations
 
-import argparse
-import json
 from typing import Any
 
-from research.corroborated_first import CANDIDATES, DEFAULT_RUN, short_losses
-from research.longform_candidates import load_runs, long_value
+from research.candidate_cli import candidates_main
+from research.corroborated_first import DEFAULT_RUN, short_losses
+from research.longform_candidates import long_value
 from research.quarantine_conflicts import every_row_losses, family_losses, pass_losses
 
 UNCORROBORATED: dict[str, dict[str, Any]] = {
@@ -82,21 +81,7 @@ def report(runs: dict[str, dict[str, Any]]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    sub = p.add_subparsers(dest="cmd", required=True)
-    sub.add_parser("write", help="write the candidate's JSON")
-    r = sub.add_parser("report", help="the choice, from full scoreboard JSON files")
-    r.add_argument("runs", nargs="+")
-    args = p.parse_args(argv)
-    if args.cmd == "write":
-        for name, change in {**UNCORROBORATED, **ROUND_2}.items():
-            (CANDIDATES / f"{name}.json").write_text(json.dumps(change, indent=1) + "\n")
-        return 0
-    runs = load_runs(args.runs)
-    if DEFAULT_RUN not in runs:
-        p.error(f"one of the runs must be {DEFAULT_RUN}.json")
-    print("\n".join(report(runs)))
-    return 0
+    return candidates_main(argv, __doc__, {**UNCORROBORATED, **ROUND_2}, report)
 
 
 if __name__ == "__main__":
