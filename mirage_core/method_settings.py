@@ -189,6 +189,11 @@ class MethodSettings:
     """With ``corroborated_only="delivery"``: only when a corroborated claim is among S*'s
     claims most relevant to the query; otherwise S* is delivered whole, so that short evidence
     whose answer sentence no other source vouches for keeps its answer."""
+    relevant_in_requests: bool = field(default=True, metadata=rule("bool"))
+    """Whether ``corroborated_relevant`` also holds when the query requests an account ("Tell
+    me a bio of X?", :func:`mirage_core.query_kind.requests_account`). ``False``: such a
+    request has no one answer sentence, so its corroborated part is delivered even when it
+    misses S*'s claims most relevant to the query (those that repeat the subject's name)."""
     conflict_scope: ConflictScope = "delivered"
     """Whose conflicts the tie (or majority) rule weighs: all of S* (``"selected"``), or, with
     ``corroborated_only="delivery"`` when delivery narrows S*, only the part it delivers

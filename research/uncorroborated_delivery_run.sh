@@ -7,4 +7,5 @@ mkdir -p "$out"
 cp benchmarks/results/scoreboard.json "$out/default.json"
 bash research/run_candidates.sh "$out" full \
   research/candidates/uncorroborated-most-relevant.json \
-  research/candidates/uncorroborated-part-and-most-relevant.json
+  research/candidates/uncorroborated-part-and-most-relevant.json \
+  research/candidates/requests-corroborated-part.json
