@@ -16,18 +16,22 @@ def engine(
     coordination: str = "none",
     relevant=False,
     uncorroborated: str = "selected",
+    relevant_in_requests: bool = True,
 ) -> Mirage:
     config = MirageConfig(coordination=coordination).replace(
         corroborated_only=corroborated_only,
         fact_coverage=True,
         corroborated_relevant=relevant,
         uncorroborated_delivery=uncorroborated,
+        relevant_in_requests=relevant_in_requests,
     )
     return Mirage(config, nli=fake_nli)
 
 
 #: A question whose answer one page tells and no other vouches for (``lift_pages``).
 LIFT_QUERY = "Who supplied the lift machinery of the tower?"
+#: The same subject asked for as an account: no one sentence answers it.
+LIFT_REQUEST = "Tell me about the lift machinery of the tower?"
 
 
 @pytest.fixture
@@ -162,3 +166,20 @@ def test_a_glued_on_question_is_no_corroborated_part(fake_nli):
     # a sentence of the query's own words vouches for nothing: no part, S* as the gate passed it
     assert any("Barry Watson" in t for t in _texts(asserted))
     assert "corroborates" not in asserted.reason
+
+
+@pytest.mark.parametrize("requests_need_it", [True, False])
+def test_a_request_for_an_account_can_deliver_its_corroborated_part(
+    fake_nli, lift_pages, requests_need_it
+):
+    mirage = engine(fake_nli, relevant=True, relevant_in_requests=requests_need_it)
+    question = mirage.defend(LIFT_QUERY, lift_pages)
+    request = mirage.defend(LIFT_REQUEST, lift_pages)
+    assert question.decision == request.decision == "verified"
+    # a question keeps its answer sentence whatever the setting
+    assert any("Otis" in t for t in _texts(question)) and "corroborates" not in question.reason
+    if requests_need_it:
+        assert _texts(request) == _texts(question)
+    else:  # the request gets only what a second page vouches for
+        assert _texts(request) == {"The tower was completed in 1889."}
+        assert "corroborates" in request.reason

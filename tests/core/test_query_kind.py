@@ -1,0 +1,40 @@
+"""Query kind: a request for an account is told from a question by its form."""
+
+from __future__ import annotations
+
+import pytest
+
+from mirage_core.query_kind import requests_account
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Tell me a bio of Mihai Eminescu?",
+        "tell me about the Eiffel Tower",
+        "Please describe the history of the tower.",
+        "Could you please summarize what is known about Patoranking?",
+        "Can you give me an overview of the 1889 World's Fair",
+        "  Write a short biography of Ada Lovelace.",
+    ],
+)
+def test_imperatives_of_telling_request_an_account(query):
+    assert requests_account(query)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Who supplied the lift machinery of the tower?",
+        "who recorded i can't help falling in love with you",
+        "Can you climb the Eiffel Tower?",  # courtesy, then a verb that is not of telling
+        "The tower was completed in which year?",
+        "When was the tower completed? Tell me.",  # the question comes first
+        "Teller of tales: who wrote it?",
+        "",
+        "?!",
+        "1889?",
+    ],
+)
+def test_questions_and_statements_do_not(query):
+    assert not requests_account(query)
