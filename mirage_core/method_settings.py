@@ -189,7 +189,7 @@ class MethodSettings:
     """With ``corroborated_only="delivery"``: only when a corroborated claim is among S*'s
     claims most relevant to the query; otherwise S* is delivered whole, so that short evidence
     whose answer sentence no other source vouches for keeps its answer."""
-    relevant_in_requests: bool = field(default=True, metadata=rule("bool"))
+    relevant_in_requests: bool = field(default=False, metadata=rule("bool"))
     """Whether ``corroborated_relevant`` also holds when the query requests an account ("Tell
     me a bio of X?", :func:`mirage_core.query_kind.requests_account`). ``False``: such a
     request has no one answer sentence, so its corroborated part is delivered even when it

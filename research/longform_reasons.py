@@ -1,0 +1,65 @@
+"""Why long-form evidence falls back: the default's verdict reasons on biogen-dev, by regime,
+fit split only (a diagnostic; it changes nothing).
+
+    python -m research.longform_reasons [--k 10] [--config C.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+from collections import Counter
+from pathlib import Path
+
+from benchmarks._pair_store import PersistentEmbedder, PersistentNLI, model_digest
+from benchmarks.scoreboard import biogen, split_of
+from mirage_core import MirageConfig
+from mirage_core.evaluation.harness import run_benchmark
+from mirage_core.evaluation.calibrate import split_queries
+
+STORE = "benchmarks/.cache/pairs.sqlite"
+
+
+def reason_kind(reason: str) -> str:
+    """The reason with its numbers blanked, so that like reasons count together."""
+    head = reason.split(";")[0]
+    return re.sub(r"\d+(\.\d+)?", "#", head)[:110]
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--k", type=int, default=10)
+    p.add_argument("--config", default=None)
+    p.add_argument("--biogen", default="../shared/data/biogen-dev/biogen-dev.jsonl")
+    p.add_argument("--split", default="fit")
+    args = p.parse_args(argv)
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    from mirage_core.embeddings import MiniLMEmbedder
+    from mirage_core.nli.transformers_nli import TransformersNLI
+
+    inner = TransformersNLI(None, batch_size=64)
+    nli = PersistentNLI(inner, STORE, model_digest(inner.name))
+    embedder = PersistentEmbedder(
+        MiniLMEmbedder(), Path(STORE).with_name("vectors.sqlite"), "all-MiniLM-L6-v2"
+    )
+    config = MirageConfig.from_file(args.config) if args.config else MirageConfig()
+    ds = biogen(Path(args.biogen), args.k, None, 0)
+    fit, _ = split_queries([i.qid for i in ds.instances], 0.5, 0)
+    want = set(fit) if args.split == "fit" else {i.qid for i in ds.instances} - set(fit)
+    ds.instances = [i for i in ds.instances if i.qid in want and i.regime in ("clean", "mixed")]
+    res = run_benchmark(ds, nli, config=config, systems=["mirage"], cold_cache=False,
+                        embedder=embedder)
+    for regime in ("clean", "mixed"):
+        recs = [r for r in res.records if r.regime == regime]
+        kinds = Counter(
+            (r.verdicts["mirage"].decision, reason_kind(r.verdicts["mirage"].reason)) for r in recs
+        )
+        print(f"\n{regime}: {len(recs)} sets")
+        for (decision, kind), n in kinds.most_common():
+            print(f"  {n:3d} {decision:9s} {kind}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
