@@ -19,6 +19,7 @@ import numpy as np
 from mirage_core.corroboration import Corroboration
 from mirage_core.gate import GateDecision, GateState
 from mirage_core.query_kind import requests_account
+from mirage_core.records import RuleOutcome
 from mirage_core.sources import reaches_d_min
 
 __all__ = ["corroborated_part", "deliver_corroborated", "scope_conflicts"]
@@ -90,6 +91,8 @@ def _uncorroborated(
     (``uncorroborated_delivery``): S* whole; its claims most relevant to the query; or the
     corroborated part that missed them, with them. Unchanged without relevance scores."""
     mode = state.config.method.uncorroborated_delivery
+    if mode == "fallback":
+        return _fallback_if_uncorroborated(decision, state, corroboration, quarantined)
     relevance = state.evidence.relevance
     if mode == "selected" or relevance is None or not decision.delivered:
         return decision
@@ -109,6 +112,35 @@ def _uncorroborated(
         f"claims {what}"
     )
     return replace(decision, reason=reason, delivered=kept)
+
+
+def _fallback_if_uncorroborated(
+    decision: GateDecision,
+    state: GateState,
+    corroboration: Corroboration | None,
+    quarantined: np.ndarray,
+) -> GateDecision:
+    """``decision`` turned to a fallback when no corroborated part of what it delivers reaches
+    ``d_min``, relevant or not; unchanged (S* whole) when only the relevance requirement
+    kept its corroborated part from being delivered."""
+    part = corroborated_part(
+        state, corroboration, quarantined, decision.delivered, require_relevant=False
+    )
+    if part is not None:
+        return decision
+    outcome = RuleOutcome(
+        "corroboration",
+        True,
+        f"no independent source corroborates the {len(decision.delivered)} verified claims "
+        f"(their sources do not reach d_min={state.config.d_min})",
+    )
+    return replace(
+        decision,
+        decision="fallback",
+        reason=f"blocked: {outcome.reason}; the gate had {decision.reason}",
+        delivered=(),
+        outcomes=(*decision.outcomes, outcome),
+    )
 
 
 def _relevance_required(state: GateState) -> bool:

@@ -44,7 +44,7 @@ AnswerConflictContext = Literal["claim", "lead+previous"]
 FactScope = Literal["sentence", "passage"]
 CorroboratedOnly = Literal["none", "selection", "delivery"]
 ConflictScope = Literal["selected", "delivered"]
-UncorroboratedDelivery = Literal["selected", "most_relevant", "part_and_most_relevant"]
+UncorroboratedDelivery = Literal["selected", "most_relevant", "part_and_most_relevant", "fallback"]
 
 
 @dataclass(frozen=True)
@@ -204,7 +204,10 @@ class MethodSettings:
     corroborated part qualifies: all of S* (``"selected"``), or only its claims most relevant to
     the query (``"most_relevant"``: the sentence that answers, not every sentence of S* that no
     second source vouches for), or, where a corroborated part only missed those claims
-    (``corroborated_relevant``), that part with them (``"part_and_most_relevant"``)."""
+    (``corroborated_relevant``), that part with them (``"part_and_most_relevant"``); or, where
+    nothing of S* is corroborated (no corroborated part reaches ``d_min``, relevant or not),
+    no delivery at all: the verdict falls back (``"fallback"``: evidence no second source
+    vouches for is not verified)."""
     pair_relevant_only: bool = field(default=False, metadata=rule("bool"))
     """Send to NLI only the pairs both of whose claims hold a word of the query (relevance > 0):
     the gate weighs a pair by its less relevant claim, so the others can never decide r_contr

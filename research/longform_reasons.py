@@ -58,6 +58,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n{regime}: {len(recs)} sets")
         for (decision, kind), n in kinds.most_common():
             print(f"  {n:3d} {decision:9s} {kind}")
+        for r in recs:
+            coord = r.verdicts["mirage"].coordination
+            for g in coord.signals if coord is not None else ():
+                z = " ".join(f"{k}={v:.1f}" for k, v in sorted(g.standardized.items()))
+                print(
+                    f"    {r.qid} {r.verdicts['mirage'].decision[:4]} flagged "
+                    f"{len(g.passages)}/{r.n_passages} isolated={g.isolated} "
+                    f"outside={g.outside} tokens={g.tokens:.0f} score={g.score:.2f}: {z}"
+                )
     return 0
 
 

@@ -183,3 +183,20 @@ def test_a_request_for_an_account_can_deliver_its_corroborated_part(
     else:  # the request gets only what a second page vouches for
         assert _texts(request) == {"The tower was completed in 1889."}
         assert "corroborates" in request.reason
+
+
+def test_fallback_mode_blocks_what_no_second_source_vouches_for(fake_nli, lone_detail_pages):
+    lone = [lone_detail_pages[0], lone_detail_pages[2]]
+    whole = engine(fake_nli).defend(QUERY, lone)
+    blocked = engine(fake_nli, uncorroborated="fallback").defend(QUERY, lone)
+    assert whole.decision == "verified" and whole.selected
+    assert blocked.decision == "fallback" and not blocked.selected
+    assert "no independent source corroborates" in blocked.reason
+    assert blocked.reason.endswith(whole.reason)  # the gate's own reason stays readable
+
+
+def test_fallback_mode_keeps_s_star_where_only_relevance_was_missing(fake_nli, lift_pages):
+    whole = engine(fake_nli, relevant=True).defend(LIFT_QUERY, lift_pages)
+    kept = engine(fake_nli, relevant=True, uncorroborated="fallback").defend(LIFT_QUERY, lift_pages)
+    assert kept.decision == whole.decision == "verified"
+    assert kept.selected == whole.selected and kept.reason == whole.reason
