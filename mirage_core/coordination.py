@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Literal
 
 import numpy as np
 
@@ -30,6 +31,9 @@ from mirage_core.group_signals import (
     shingles,
 )
 
+#: What the length floor looks at (:attr:`CoordinationModel.floor_scope`).
+FloorScope = Literal["group", "evidence"]
+
 __all__ = [
     "DEFAULT_MODEL",
     "ISOLATED_SIGNALS",
@@ -38,6 +42,7 @@ __all__ = [
     "SIGNALS",
     "TEXT_MODEL",
     "CoordinationModel",
+    "FloorScope",
     "GroupSignals",
     "absorb_near_copies",
     "candidate_groups",
@@ -83,6 +88,11 @@ class CoordinationModel:
     model's signals' place, with their own threshold. Empty: such a group is scored on the
     model's signals that are defined.
 
+    ``floor_scope``: what the length floor looks at. ``"group"``: a group of short passages is
+    never flagged. ``"evidence"``: only while every passage of the evidence is short; one-line
+    agreement is all short evidence has to go on, but one-liners that repeat an answer beside a
+    page that tells the story at length are read by the signals like any group.
+
     ``tightness_min_outside``: ``tightness`` counts only when at least this many passages lie
     outside the group (1 in the shipped models). With one, its baseline is that one passage's
     cosines to the members: nine honest pages about one person beside one off-topic page read
@@ -100,6 +110,7 @@ class CoordinationModel:
     isolated_threshold: float = math.inf
     max_tokens: float = math.inf
     tightness_min_outside: int = 1
+    floor_scope: FloorScope = "group"
     provenance: str = ""
 
     def __post_init__(self) -> None:
@@ -108,6 +119,13 @@ class CoordinationModel:
                 raise ValueError(f"unknown signal {s!r}; expected some of {list(SIGNALS)}")
             if s not in self.center or s not in self.scale:
                 raise ValueError(f"signal {s!r} needs a center and a scale")
+
+    def spared_as_short(self, g: GroupSignals) -> bool:
+        """Whether the length floor keeps ``g`` from being flagged: its passages are short and,
+        with ``floor_scope="evidence"``, so is every passage outside it."""
+        if not g.tokens < self.min_tokens:
+            return False
+        return self.floor_scope == "group" or not g.outside_tokens >= self.min_tokens
 
     def standardize(self, g: GroupSignals) -> dict[str, float]:
         out = {}
@@ -134,7 +152,7 @@ class CoordinationModel:
         flagged = (
             bool(used)
             and score >= threshold
-            and not g.tokens < self.min_tokens
+            and not self.spared_as_short(g)
             and not g.tokens > self.max_tokens
         )
         return replace(
@@ -209,13 +227,14 @@ def model_for(
     min_tokens: float | None = None,
     max_tokens: float | None = None,
     tightness_min_outside: int | None = None,
+    floor_scope: FloorScope | None = None,
 ) -> CoordinationModel:
     """:data:`DEFAULT_MODEL` (with ``embeddings``) or :data:`TEXT_MODEL`, with its signals,
     thresholds, isolated signals and length bounds replaced where given
     (``MethodSettings.coordination_signals`` / ``coordination_threshold`` /
     ``coordination_isolated_threshold`` / ``coordination_isolated_signals`` /
     ``coordination_min_tokens`` / ``coordination_max_tokens`` /
-    ``coordination_tightness_outside``). The text model has no isolated
+    ``coordination_tightness_outside`` / ``coordination_floor_scope``). The text model has no isolated
     scoring, so the isolated ones leave it unchanged."""
     model = DEFAULT_MODEL if embeddings else TEXT_MODEL
     changes: dict[str, object] = {}
@@ -229,6 +248,8 @@ def model_for(
         changes["max_tokens"] = float(max_tokens)
     if tightness_min_outside is not None:
         changes["tightness_min_outside"] = int(tightness_min_outside)
+    if floor_scope is not None:
+        changes["floor_scope"] = floor_scope
     if model.isolated_signals:
         if isolated_threshold is not None:
             changes["isolated_threshold"] = float(isolated_threshold)

@@ -197,6 +197,7 @@ def find_coordinated(evidence: Evidence, config: MirageConfig, spans: Spans | No
             m.coordination_min_tokens,
             m.coordination_max_tokens,
             m.coordination_tightness_outside,
+            m.coordination_floor_scope,
         ),
         spans=spans,
     )

@@ -231,7 +231,8 @@ class GroupSignals:
     query that every member carries (what tied them). ``tokens`` is the median number of content
     tokens of its passages (how much text the ratios rest on). ``isolated``: the group is the
     whole evidence (no passage outside it, so no ``tightness``); ``outside`` counts the
-    evidence's passages outside the group. ``standardized``, ``score``,
+    evidence's passages outside the group, ``outside_tokens`` the content tokens of the longest
+    of them (0 when isolated). ``standardized``, ``score``,
     ``threshold`` (what the score was compared with: the model's group or isolated
     threshold), ``fired`` and ``flagged`` are filled by :meth:`CoordinationModel.score`.
     """
@@ -252,6 +253,7 @@ class GroupSignals:
     tokens: float = float("nan")
     isolated: bool = False
     outside: int = 0
+    outside_tokens: float = 0.0
     standardized: dict[str, float] = field(default_factory=dict)
     score: float = float("nan")
     threshold: float = float("nan")
@@ -356,6 +358,8 @@ def group_signals(
         insist.append(on / said if said else 0.0)
         a = RESTATEMENT_ALLOWANCE
         restate.append(max(0, restated - a) / max(1, len(q) - a))
+    members_set = set(idx.tolist())
+    outside_lengths = [len(t) for i, t in enumerate(profile.tokens) if i not in members_set]
     lexical = _mean_cross(profile.lexical, profile.cross, idx)
     cosine = tightness = float("nan")
     if profile.sims is not None:
@@ -388,6 +392,7 @@ def group_signals(
         tokens=float(np.median([len(profile.tokens[i]) for i in idx])),
         isolated=idx.size == len(profile.tokens),
         outside=len(profile.tokens) - idx.size,
+        outside_tokens=float(max(outside_lengths, default=0)),
     )
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from mirage_core.checks import rule, validate
+from mirage_core.coordination import FloorScope
 from mirage_core.group_signals import ISOLATED_SIGNALS, SIGNALS
 from mirage_core.signal_window import WindowOrder
 
@@ -130,6 +131,11 @@ class MethodSettings:
     )
     """Passages that must lie outside a group for its ``tightness`` to count (``None``: the
     model's own, 1)."""
+    coordination_floor_scope: FloorScope = "group"
+    """What the coordination length floor (``coordination_min_tokens``) looks at: a group of
+    short passages is never flagged (``"group"``), or only while every passage of the
+    evidence is short (``"evidence"``: one-liners repeating an answer beside a page that tells
+    the story at length are read by the signals like any group)."""
     coordination_window: int | None = field(default=119, metadata=rule("int", optional=True))
     """The coordination signals read each passage's sentences, in
     ``coordination_window_order``, up to this many distinct content tokens (``None``: the whole

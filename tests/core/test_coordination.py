@@ -503,3 +503,35 @@ def test_the_length_floor_is_a_method_setting(fake_nli):
     kept = MethodSettings(coordination_self_conflict=None)  # the test NLI has them disagree
     assert quarantined(kept) == ()
     assert quarantined(kept.replace(coordination_min_tokens=0.0)) == (0, 1, 2)
+
+
+def test_an_evidence_wide_floor_spares_short_groups_only_in_short_evidence(clean_passages):
+    """``floor_scope="evidence"``: one-line copies beside long honest pages are read by the
+    signals; three agreeing one-liners with nothing longer beside them are still spared."""
+    domains = [f"p{i}.example" for i in range(6)]
+    for model in (TEXT_MODEL, DEFAULT_MODEL):
+        wide = replace(model, floor_scope="evidence")
+        beside_long = detect_coordination(QUERY, [*PLANTED, *HONEST], domains, model=wide)
+        top = beside_long[0]
+        assert top.passages == (0, 1, 2) and top.tokens < model.min_tokens
+        assert top.outside_tokens >= model.min_tokens and top.flagged
+        grouped = detect_coordination(QUERY, [*PLANTED, *HONEST], domains, model=model)
+        assert not any(g.flagged for g in grouped)  # the group-wide floor spares them
+        eiffel = [p.text for p in clean_passages]
+        short = detect_coordination(
+            "When was the Eiffel Tower completed?", eiffel, domains[:3], model=wide
+        )
+        assert short and not any(g.flagged for g in short)
+
+
+def test_the_floor_scope_is_a_method_setting(fake_nli):
+    from mirage_core import Mirage, MirageConfig, Passage
+
+    passages = [Passage(t, source=f"https://p{i}.example") for i, t in enumerate(PLANTED + HONEST)]
+    method = MethodSettings(coordination_self_conflict=None, coordination_floor_scope="evidence")
+    record = Mirage(MirageConfig(coordination="text", method=method), nli=fake_nli).defend(
+        QUERY, passages
+    ).coordination
+    assert record is not None and record.passages == (0, 1, 2)
+    assert model_for(False, floor_scope="evidence").floor_scope == "evidence"
+    assert model_for(False).floor_scope == "group"
