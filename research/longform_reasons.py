@@ -13,10 +13,10 @@ from collections import Counter
 from pathlib import Path
 
 from benchmarks._pair_store import PersistentEmbedder, PersistentNLI, model_digest
-from benchmarks.scoreboard import biogen, split_of
+from benchmarks.scoreboard import biogen
 from mirage_core import MirageConfig
-from mirage_core.evaluation.harness import run_benchmark
 from mirage_core.evaluation.calibrate import split_queries
+from mirage_core.evaluation.harness import run_benchmark
 
 STORE = "benchmarks/.cache/pairs.sqlite"
 
@@ -48,8 +48,9 @@ def main(argv: list[str] | None = None) -> int:
     fit, _ = split_queries([i.qid for i in ds.instances], 0.5, 0)
     want = set(fit) if args.split == "fit" else {i.qid for i in ds.instances} - set(fit)
     ds.instances = [i for i in ds.instances if i.qid in want and i.regime in ("clean", "mixed")]
-    res = run_benchmark(ds, nli, config=config, systems=["mirage"], cold_cache=False,
-                        embedder=embedder)
+    res = run_benchmark(
+        ds, nli, config=config, systems=["mirage"], cold_cache=False, embedder=embedder
+    )
     for regime in ("clean", "mixed"):
         recs = [r for r in res.records if r.regime == regime]
         kinds = Counter(

@@ -529,9 +529,11 @@ def test_the_floor_scope_is_a_method_setting(fake_nli):
 
     passages = [Passage(t, source=f"https://p{i}.example") for i, t in enumerate(PLANTED + HONEST)]
     method = MethodSettings(coordination_self_conflict=None, coordination_floor_scope="evidence")
-    record = Mirage(MirageConfig(coordination="text", method=method), nli=fake_nli).defend(
-        QUERY, passages
-    ).coordination
+    record = (
+        Mirage(MirageConfig(coordination="text", method=method), nli=fake_nli)
+        .defend(QUERY, passages)
+        .coordination
+    )
     assert record is not None and record.passages == (0, 1, 2)
     assert model_for(False, floor_scope="evidence").floor_scope == "evidence"
     assert model_for(False).floor_scope == "group"
