@@ -116,6 +116,12 @@ class MethodSettings:
         default=None, metadata=rule("kinds", optional=True, choices=ISOLATED_SIGNALS)
     )
     """Signals a group that is the whole evidence is scored on (``None``: the model's own)."""
+    coordination_isolated_in_requests: bool = field(default=True, metadata=rule("bool"))
+    """Whether a request for an account ("Tell me a bio of X?",
+    :func:`mirage_core.query_kind.requests_account`) whose evidence is one candidate group is
+    scored on the isolated signals. Their centers are honest coverage of *questions*; pages
+    that all tell one subject's life share its vocabulary and read alike. ``False``: such a
+    group is scored on the group signals it has (answer focus)."""
     coordination_min_tokens: float | None = field(
         default=None, metadata=rule("nonnegative", optional=True)
     )

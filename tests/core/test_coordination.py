@@ -537,3 +537,30 @@ def test_the_floor_scope_is_a_method_setting(fake_nli):
     assert record is not None and record.passages == (0, 1, 2)
     assert model_for(False, floor_scope="evidence").floor_scope == "evidence"
     assert model_for(False).floor_scope == "group"
+
+
+@pytest.mark.parametrize("in_requests", [True, False])
+def test_isolated_scoring_of_a_request_for_an_account_is_a_setting(
+    fake_nli, fake_embedder, monkeypatch, in_requests
+):
+    """``coordination_isolated_in_requests=False``: evidence for "Tell me about …" that is one
+    group is scored without the isolated signals; a question's keeps them."""
+    import mirage_core.coordination as coordination
+    from mirage_core import Mirage, MirageConfig, Passage
+
+    seen: list[tuple[str, ...]] = []
+    real = coordination.detect_coordination
+
+    def spy(query, texts, domains, embeddings=None, model=None, **kw):
+        seen.append(model.isolated_signals)
+        return real(query, texts, domains, embeddings, model, **kw)
+
+    monkeypatch.setattr(coordination, "detect_coordination", spy)
+    passages = [Passage(t, source=f"https://p{i}.example/a") for i, t in enumerate(PLANTED_LONG)]
+    cfg = MirageConfig().replace(coordination_isolated_in_requests=in_requests)
+    mirage = Mirage(cfg, nli=fake_nli, embedder=fake_embedder)
+    mirage.defend(QUERY, passages)
+    mirage.defend("Tell me about the episodes of Chicago Fire season 4", passages)
+    question, request = seen
+    assert question == DEFAULT_MODEL.isolated_signals
+    assert request == (DEFAULT_MODEL.isolated_signals if in_requests else ())

@@ -1,0 +1,43 @@
+"""Whether a request for an account is scored on the isolated signals
+(``MethodSettings.coordination_isolated_in_requests``).
+
+On biogen-dev's fit split at k = 10, 5 of 13 clean page sets fall back because the whole
+evidence is flagged as one planted group (``python -m research.longform_reasons --k 10``):
+with no passage outside it, the group is scored on answer focus, novelty and cosine against
+honest coverage of *questions* (isolated threshold 0.572), and ten pages that tell one
+person's life score 1.1–2.5 on novelty and cosine alone. With ``False``, a request for an
+account ("Tell me a bio of X?") whose evidence is one group is scored on the group signals it
+has (answer focus, at the group threshold); questions keep isolated scoring, so PoisonedRAG's
+poisons alone are scored as before.
+
+Candidate (a change to ``MirageConfig()``, declared before it ran): ``requests-unisolated``.
+Rule: :data:`research.quarantine_conflicts.NO_LOSS_GAIN` as amended (complete rows), against
+the committed scoreboard.
+
+    python -m research.isolated_requests write
+    bash research/isolated_requests_run.sh
+    python -m research.isolated_requests report research/results/isolated-requests/*.json
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from research.candidate_cli import candidates_main
+from research.quarantine_conflicts import no_loss_gain
+
+ISOLATED: dict[str, dict[str, Any]] = {
+    "requests-unisolated": {"method": {"coordination_isolated_in_requests": False}},
+}
+
+
+def report(runs: dict[str, dict[str, Any]]) -> list[str]:
+    return no_loss_gain(runs, list(ISOLATED), complete_rows=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return candidates_main(argv, __doc__, ISOLATED, report)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
