@@ -30,6 +30,7 @@ from mirage_core.nli.base import NLIBackend
 from mirage_core.pairs import CandidatePairs, build_pairs
 from mirage_core.quarantine import apply_quarantine
 from mirage_core.redundancy_filter import require_sklearn
+from mirage_core.request_gate import gate_config, request_config
 from mirage_core.scoring import Scored, ascore_batch, score_batch
 from mirage_core.selection import select_claims
 from mirage_core.types import Passage, PassageLike, check_query, to_passages
@@ -86,6 +87,7 @@ class Mirage:
                 "wrap a function with CallableNLI(fn)"
             )
         self.config = config or MirageConfig()
+        self._account: tuple[MirageConfig, MirageConfig | None] | None = None
         self._nli_spec = nli
         self._nli: NLIBackend | None = None if nli is None or isinstance(nli, str) else nli
         self._nli_lock = threading.Lock()
@@ -162,6 +164,13 @@ class Mirage:
             lambda: [self._verdict(item, *r) for item, r in zip(batch, scored, strict=True)]
         )
 
+    def _config_for(self, query: str) -> MirageConfig:
+        """The settings ``query`` is gated with (:mod:`mirage_core.request_gate`), derived
+        once per ``self.config``."""
+        if self._account is None or self._account[0] is not self.config:
+            self._account = (self.config, request_config(self.config))
+        return gate_config(self.config, self._account[1], query)
+
     # -- steps ---------------------------------------------------------------------------
     def _pair_all(
         self, queries: Sequence[str], passage_lists: Sequence[Sequence[PassageLike]]
@@ -193,7 +202,8 @@ class Mirage:
         """Graph → quarantine → corroboration → selection → contradiction mass and sources →
         scope of the conflicts → gate → (with ``corroborated_only="delivery"``) the corroborated
         part of S*."""
-        cfg, evidence, claims = self.config, item.evidence, item.evidence.claims
+        evidence, claims = item.evidence, item.evidence.claims
+        cfg = self._config_for(evidence.query)
         if evidence.early_reason is not None or error is not None or item.pairs is None:
             return self._unverified(item, error)
         t0 = time.perf_counter()
@@ -220,7 +230,7 @@ class Mirage:
             decision = deliver_corroborated(decision, state, corroboration, quarantined)
         evidence.timings.update(graph=t1 - t0, select=t2 - t1, gate=time.perf_counter() - t2)
         return make_verdict(
-            self.config,
+            cfg,
             evidence,
             pairs,
             decision=decision.decision,

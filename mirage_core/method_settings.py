@@ -28,6 +28,7 @@ __all__ = [
     "PartnerRanking",
     "QuarantinedConflicts",
     "Relevance",
+    "RequestGate",
     "SourceCount",
     "UncorroboratedDelivery",
 ]
@@ -45,6 +46,7 @@ AnswerConflictContext = Literal["claim", "lead+previous"]
 FactScope = Literal["sentence", "passage"]
 CorroboratedOnly = Literal["none", "selection", "delivery"]
 ConflictScope = Literal["selected", "delivered"]
+RequestGate = Literal["question", "majority"]
 UncorroboratedDelivery = Literal["selected", "most_relevant", "part_and_most_relevant", "fallback"]
 
 
@@ -206,6 +208,12 @@ class MethodSettings:
     me a bio of X?", :func:`mirage_core.query_kind.requests_account`). ``False``: such a
     request has no one answer sentence, so its corroborated part is delivered even when it
     misses S*'s claims most relevant to the query (those that repeat the subject's name)."""
+    request_gate: RequestGate = "question"
+    """How the gate weighs a request for an account (:mod:`mirage_core.request_gate`): as a
+    question (``"question"``), or conflict by conflict (``"majority"``: r_contr inside S*,
+    ``conflict_rule="majority"``, and a flagged group that holds a contradiction the gate
+    counts is released). A question has one answer; an account gathers many facts from many
+    pages, and honest pages disagree on some of them."""
     conflict_scope: ConflictScope = "delivered"
     """Whose conflicts the tie (or majority) rule weighs: all of S* (``"selected"``), or, with
     ``corroborated_only="delivery"`` when delivery narrows S*, only the part it delivers

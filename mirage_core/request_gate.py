@@ -1,0 +1,40 @@
+"""Request gate: how the gate weighs evidence for a request for an account.
+
+A question has one answer, and evidence that disagrees about it is unreliable: r_contr is
+counted over the claim graph and the tie rule blocks when S*'s rejected side is as strong. A
+request for an account ("Tell me a bio of X?", :func:`mirage_core.query_kind.requests_account`)
+gathers many facts from many pages, and honest pages disagree on some of them (a birth year,
+a count). With ``MethodSettings.request_gate="majority"`` such a request is gated conflict by
+conflict instead: r_contr inside S*, each conflict of S* weighed on its own
+(``conflict_rule="majority"``, :mod:`mirage_core.majority`), and a flagged group two of whose
+passages hold a contradiction the gate counts (``w_contr`` ≥ κ) is released, since a group
+that disagrees about the facts is not one planted story.
+"""
+
+from __future__ import annotations
+
+from mirage_core.config import MirageConfig
+from mirage_core.query_kind import requests_account
+
+__all__ = ["gate_config", "request_config"]
+
+
+def request_config(config: MirageConfig) -> MirageConfig | None:
+    """The settings a request for an account is gated with, or ``None`` when it is gated as a
+    question (``request_gate="question"``)."""
+    m = config.method
+    if m.request_gate == "question":
+        return None
+    return config.replace(
+        contradiction_scope="selected",
+        conflict_rule="majority",
+        coordination_self_conflict=m.kappa,
+    )
+
+
+def gate_config(config: MirageConfig, account: MirageConfig | None, query: str) -> MirageConfig:
+    """``account`` (from :func:`request_config`) when there is one and ``query`` requests an
+    account; ``config`` otherwise."""
+    if account is not None and requests_account(query):
+        return account
+    return config

@@ -1,0 +1,74 @@
+"""The request gate: a request for an account can be gated conflict by conflict while a
+question keeps the gate it has."""
+
+from __future__ import annotations
+
+import pytest
+
+from mirage_core import Mirage, MirageConfig, Passage
+from mirage_core.request_gate import gate_config, request_config
+
+QUESTION = "When was the Eiffel Tower completed?"
+REQUEST = "Tell me when the Eiffel Tower was completed."
+
+
+@pytest.fixture
+def outvoted_pages() -> list[Passage]:
+    """Three independent pages agree on 1889; a fourth moves the tower to 1925."""
+    texts = (
+        ("The Eiffel Tower was completed in 1889. The tower is in Paris.", "a.example"),
+        ("Completed in 1889, the Eiffel Tower stands in Paris.", "b.example"),
+        ("The Eiffel Tower was completed in 1889 in Paris.", "c.example"),
+        ("The Eiffel Tower was completed in 1925.", "d.example"),
+    )
+    return [Passage(t, source=f"https://{host}/eiffel", score=0.9) for t, host in texts]
+
+
+def engine(fake_nli, request_gate: str) -> Mirage:
+    config = MirageConfig(coordination="none").replace(request_gate=request_gate)
+    return Mirage(config, nli=fake_nli)
+
+
+def test_a_request_is_gated_as_a_question_by_default(fake_nli, outvoted_pages):
+    mirage = engine(fake_nli, "question")
+    question, request = (mirage.defend(q, outvoted_pages) for q in (QUESTION, REQUEST))
+    assert question.decision == request.decision == "fallback"
+    assert "r_contr" in request.reason and "outvoted" not in request.reason
+
+
+def test_the_majority_gate_outvotes_a_minority_page_of_a_request(fake_nli, outvoted_pages):
+    mirage = engine(fake_nli, "majority")
+    question = mirage.defend(QUESTION, outvoted_pages)
+    request = mirage.defend(REQUEST, outvoted_pages)
+    assert question.decision == "fallback"  # a question keeps its gate
+    assert request.decision == "verified"
+    delivered = " ".join(request.claims[i].text for i in request.selected)
+    assert "1889" in delivered and "1925" not in delivered
+    assert "outvoted" in request.reason and "passages [3]" in request.reason
+
+
+def test_request_config_changes_only_the_gate_rules():
+    default = MirageConfig()
+    assert request_config(default) is None
+    assert gate_config(default, None, REQUEST) is default
+    kappa = 0.7
+    config = default.replace(request_gate="majority", kappa=kappa)
+    account = request_config(config)
+    assert account is not None
+    m = account.method
+    assert (m.conflict_rule, m.contradiction_scope) == ("majority", "selected")
+    assert m.coordination_self_conflict == kappa  # a contradiction the gate counts releases
+    assert account.replace(
+        conflict_rule=config.method.conflict_rule,
+        contradiction_scope=config.method.contradiction_scope,
+        coordination_self_conflict=config.method.coordination_self_conflict,
+    ) == config
+    assert gate_config(config, account, REQUEST) is account
+    assert gate_config(config, account, QUESTION) is config
+
+
+def test_the_engine_follows_a_changed_config(fake_nli, outvoted_pages):
+    mirage = engine(fake_nli, "question")
+    assert mirage.defend(REQUEST, outvoted_pages).decision == "fallback"
+    mirage.config = mirage.config.replace(request_gate="majority")
+    assert mirage.defend(REQUEST, outvoted_pages).decision == "verified"
