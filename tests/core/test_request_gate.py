@@ -58,11 +58,14 @@ def test_request_config_changes_only_the_gate_rules():
     m = account.method
     assert (m.conflict_rule, m.contradiction_scope) == ("majority", "selected")
     assert m.coordination_self_conflict == kappa  # a contradiction the gate counts releases
-    assert account.replace(
-        conflict_rule=config.method.conflict_rule,
-        contradiction_scope=config.method.contradiction_scope,
-        coordination_self_conflict=config.method.coordination_self_conflict,
-    ) == config
+    assert (
+        account.replace(
+            conflict_rule=config.method.conflict_rule,
+            contradiction_scope=config.method.contradiction_scope,
+            coordination_self_conflict=config.method.coordination_self_conflict,
+        )
+        == config
+    )
     assert gate_config(config, account, REQUEST) is account
     assert gate_config(config, account, QUESTION) is config
 
