@@ -208,7 +208,7 @@ class MethodSettings:
     me a bio of X?", :func:`mirage_core.query_kind.requests_account`). ``False``: such a
     request has no one answer sentence, so its corroborated part is delivered even when it
     misses S*'s claims most relevant to the query (those that repeat the subject's name)."""
-    request_gate: RequestGate = "question"
+    request_gate: RequestGate = "majority"
     """How the gate weighs a request for an account (:mod:`mirage_core.request_gate`): as a
     question (``"question"``), or conflict by conflict (``"majority"``: r_contr inside S*,
     ``conflict_rule="majority"``, and a flagged group that holds a contradiction the gate
@@ -259,6 +259,7 @@ class MethodSettings:
             questions_vouch=True,
             restatements_vouch=True,
             conflict_scope="selected",
+            request_gate="question",
         )
         return cls(**(base | overrides))
 

@@ -48,11 +48,13 @@ def test_the_majority_gate_outvotes_a_minority_page_of_a_request(fake_nli, outvo
 
 
 def test_request_config_changes_only_the_gate_rules():
-    default = MirageConfig()
-    assert request_config(default) is None
-    assert gate_config(default, None, REQUEST) is default
+    as_question = MirageConfig().replace(request_gate="question")
+    assert request_config(as_question) is None
+    assert gate_config(as_question, None, REQUEST) is as_question
+    assert MirageConfig().method.request_gate == "majority"
+    assert MirageConfig.paper().method.request_gate == "question"
     kappa = 0.7
-    config = default.replace(request_gate="majority", kappa=kappa)
+    config = MirageConfig().replace(kappa=kappa)
     account = request_config(config)
     assert account is not None
     m = account.method
