@@ -27,6 +27,7 @@ from mirage_core.evidence import Evidence, prepare_evidence
 from mirage_core.gate import decide, measure
 from mirage_core.graph import ClaimGraph, build_graph
 from mirage_core.nli.base import NLIBackend
+from mirage_core.normalize import normalize_query
 from mirage_core.pairs import CandidatePairs, build_pairs
 from mirage_core.quarantine import apply_quarantine
 from mirage_core.redundancy_filter import require_sklearn
@@ -41,8 +42,10 @@ __all__ = ["Mirage", "resolve_engine"]
 
 @dataclass
 class _Query:
-    """One query between its steps: the evidence and its pairs."""
+    """One query between its steps: the settings it is defended with, its evidence and its
+    pairs."""
 
+    config: MirageConfig
     evidence: Evidence
     pairs: CandidatePairs | None = None
 
@@ -186,14 +189,15 @@ class Mirage:
 
     def _pair(self, query: str, passages: list[Passage]) -> _Query:
         """Evidence preparation, then pairing (both before the shared NLI call)."""
+        cfg = self._config_for(normalize_query(query))
         # The first use loads the embedding model: outside the step timings.
-        embed = self.embedder.embed if self.config.needs_embeddings and passages else None
-        evidence = prepare_evidence(query, passages, self.config, embed)
-        item = _Query(evidence)
+        embed = self.embedder.embed if cfg.needs_embeddings and passages else None
+        evidence = prepare_evidence(query, passages, cfg, embed)
+        item = _Query(cfg, evidence)
         if evidence.early_reason is None:
             if evidence.embeddings is None:
                 embed = None  # embeddings failed under pass_through: none for the claims either
-            item.pairs = build_pairs(evidence, self.config, embed)
+            item.pairs = build_pairs(evidence, cfg, embed)
         return item
 
     def _verdict(
@@ -202,8 +206,7 @@ class Mirage:
         """Graph → quarantine → corroboration → selection → contradiction mass and sources →
         scope of the conflicts → gate → (with ``corroborated_only="delivery"``) the corroborated
         part of S*."""
-        evidence, claims = item.evidence, item.evidence.claims
-        cfg = self._config_for(evidence.query)
+        cfg, evidence, claims = item.config, item.evidence, item.evidence.claims
         if evidence.early_reason is not None or error is not None or item.pairs is None:
             return self._unverified(item, error)
         t0 = time.perf_counter()
@@ -259,7 +262,7 @@ class Mirage:
         else:
             message = f"{type(error).__name__}: {error}"
             r_contr = float("nan")
-            if self.config.nli_error_policy == "pass_through":
+            if item.config.nli_error_policy == "pass_through":
                 decision, selected = "verified", tuple(range(n))
                 reason = (
                     f"NLI failed ({message}); pass_through policy: "
@@ -268,7 +271,7 @@ class Mirage:
             else:
                 reason = f"NLI failed ({message}); fallback policy: no retrieved text used"
         return make_verdict(
-            self.config,
+            item.config,
             evidence,
             item.pairs,
             decision=decision,

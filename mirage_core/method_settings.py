@@ -46,7 +46,7 @@ AnswerConflictContext = Literal["claim", "lead+previous"]
 FactScope = Literal["sentence", "passage"]
 CorroboratedOnly = Literal["none", "selection", "delivery"]
 ConflictScope = Literal["selected", "delivered"]
-RequestGate = Literal["question", "majority"]
+RequestGate = Literal["question", "majority", "majority_paraphrase"]
 UncorroboratedDelivery = Literal["selected", "most_relevant", "part_and_most_relevant", "fallback"]
 
 
@@ -118,7 +118,7 @@ class MethodSettings:
         default=None, metadata=rule("kinds", optional=True, choices=ISOLATED_SIGNALS)
     )
     """Signals a group that is the whole evidence is scored on (``None``: the model's own)."""
-    coordination_isolated_in_requests: bool = field(default=True, metadata=rule("bool"))
+    coordination_isolated_in_requests: bool = field(default=False, metadata=rule("bool"))
     """Whether a request for an account ("Tell me a bio of X?",
     :func:`mirage_core.query_kind.requests_account`) whose evidence is one candidate group is
     scored on the isolated signals. Their centers are honest coverage of *questions*; pages
@@ -212,8 +212,10 @@ class MethodSettings:
     """How the gate weighs a request for an account (:mod:`mirage_core.request_gate`): as a
     question (``"question"``), or conflict by conflict (``"majority"``: r_contr inside S*,
     ``conflict_rule="majority"``, and a flagged group that holds a contradiction the gate
-    counts is released). A question has one answer; an account gathers many facts from many
-    pages, and honest pages disagree on some of them."""
+    counts is released); ``"majority_paraphrase"`` also lets a claim of another group at
+    embedding cosine ≥ 0.8 corroborate, under fact coverage (``paraphrase_support``, when not
+    set). A question has one answer; an account gathers many facts from many pages, and honest
+    pages disagree on some of them and word the rest their own way."""
     conflict_scope: ConflictScope = "delivered"
     """Whose conflicts the tie (or majority) rule weighs: all of S* (``"selected"``), or, with
     ``corroborated_only="delivery"`` when delivery narrows S*, only the part it delivers
@@ -260,6 +262,7 @@ class MethodSettings:
             restatements_vouch=True,
             conflict_scope="selected",
             request_gate="question",
+            coordination_isolated_in_requests=True,
         )
         return cls(**(base | overrides))
 

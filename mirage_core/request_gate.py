@@ -8,7 +8,10 @@ a count). With ``MethodSettings.request_gate="majority"`` such a request is gate
 conflict instead: r_contr inside S*, each conflict of S* weighed on its own
 (``conflict_rule="majority"``, :mod:`mirage_core.majority`), and a flagged group two of whose
 passages hold a contradiction the gate counts (``w_contr`` ≥ κ) is released, since a group
-that disagrees about the facts is not one planted story.
+that disagrees about the facts is not one planted story. ``"majority_paraphrase"`` also
+counts close paraphrases from other groups as corroboration (:data:`REQUEST_PARAPHRASE`):
+pages telling one life word the same facts their own way, and NLI between two such
+sentences, paired two partners per claim, finds few of them.
 """
 
 from __future__ import annotations
@@ -16,7 +19,12 @@ from __future__ import annotations
 from mirage_core.config import MirageConfig
 from mirage_core.query_kind import requests_account
 
-__all__ = ["gate_config", "request_config"]
+__all__ = ["REQUEST_PARAPHRASE", "gate_config", "request_config"]
+
+#: Embedding cosine at which a claim of another group corroborates under
+#: ``request_gate="majority_paraphrase"`` (with fact coverage): close paraphrases in MiniLM
+#: space that state the same numbers, months and names.
+REQUEST_PARAPHRASE = 0.8
 
 
 def request_config(config: MirageConfig) -> MirageConfig | None:
@@ -25,10 +33,14 @@ def request_config(config: MirageConfig) -> MirageConfig | None:
     m = config.method
     if m.request_gate == "question":
         return None
+    paraphrase = m.paraphrase_support
+    if m.request_gate == "majority_paraphrase" and paraphrase is None:
+        paraphrase = REQUEST_PARAPHRASE
     return config.replace(
         contradiction_scope="selected",
         conflict_rule="majority",
         coordination_self_conflict=m.kappa,
+        paraphrase_support=paraphrase,
     )
 
 

@@ -16,6 +16,7 @@ the committed scoreboard.
     python -m research.request_gate write
     bash research/request_gate_run.sh
     python -m research.request_gate report research/results/request-gate/*.json
+    bash research/request_gate_run.sh 2   # the second round, into request-gate-2
 """
 
 from __future__ import annotations
@@ -23,19 +24,75 @@ from __future__ import annotations
 from typing import Any
 
 from research.candidate_cli import candidates_main
-from research.quarantine_conflicts import no_loss_gain
+from research.conflict_scope import family_losses
+from research.corroborated_first import DEFAULT_RUN
+from research.longform_candidates import long_value
+from research.quarantine_conflicts import every_row_losses, no_loss_gain, pass_losses
+from research.uncorroborated_delivery import contamination
 
 REQUEST_GATE: dict[str, dict[str, Any]] = {
     "requests-majority": {"method": {"request_gate": "majority"}},
 }
 
 
+#: The second round (declared after the first was adopted, before it ran): requests also
+#: corroborate by paraphrase (``request_gate="majority_paraphrase"``). The long-form goal asks
+#: for a quarter of the claims delivered, every one corroborated; delivery hands on 9–14%,
+#: because NLI between two pages' wordings of one fact, two partners per claim, finds few of
+#: them. Its rule is :data:`DELIVERED_SHARE`, against the default that adopted the first round.
+ROUND_2: dict[str, dict[str, Any]] = {
+    "requests-majority-paraphrase": {"method": {"request_gate": "majority_paraphrase"}},
+}
+#: Rule of the second round, on the fit split of two full runs: nothing lost (every row of the
+#: main table with a goal, every family figure, biogen clean and MIXED pass); neither biogen's
+#: worst-family MIXED or FULL contamination higher, unless it stays within its goal (1% / 2%);
+#: and more claims delivered per passing clean query, biogen-k10 plus biogen-k20.
+DELIVERED_SHARE = {"declared": "2026-12-04"}
+CEILINGS = {"MIXED": 0.01, "FULL": 0.02}
+
+
+def delivered_share(runs: dict[str, dict[str, Any]]) -> list[str]:
+    default = runs[DEFAULT_RUN]
+    lines = [f"rule DELIVERED_SHARE ({DELIVERED_SHARE['declared']}), fit split", ""]
+    best, best_gain = DEFAULT_RUN, 0.0
+    for name in ROUND_2:
+        if name not in runs:
+            continue
+        run = runs[name]
+        losses = every_row_losses(run, default) + family_losses(run, default)
+        losses += pass_losses(run, default)
+        gain, shown = 0.0, []
+        for ds in ("biogen-k10", "biogen-k20"):
+            pick = "claims delivered per passing clean query"
+            a = long_value(run, ds, lambda m, p=pick: m == p, "fit") or 0.0
+            b = long_value(default, ds, lambda m, p=pick: m == p, "fit") or 0.0
+            gain += a - b
+            shown.append(f"{ds} claims delivered {b:.1f} → {a:.1f}")
+            for regime, ceiling in CEILINGS.items():
+                ca, cb = contamination(run, ds, regime), contamination(default, ds, regime)
+                if ca is not None and cb is not None and ca > cb + 1e-9 and ca > ceiling:
+                    losses.append(f"{ds} {regime} contamination {cb:.1%} → {ca:.1%}")
+        ok = not losses and gain > 1e-9
+        lines.append(
+            f"- {name}: {'; '.join(shown)}; losses: {'; '.join(losses) or 'none'} → "
+            f"{'qualifies' if ok else 'does not qualify'}"
+        )
+        if ok and gain > best_gain:
+            best, best_gain = name, gain
+    lines.append(f"\ndecision: {'adopt ' + best if best != DEFAULT_RUN else 'the default stays'}")
+    return lines
+
+
 def report(runs: dict[str, dict[str, Any]]) -> list[str]:
-    return no_loss_gain(runs, list(REQUEST_GATE), complete_rows=True)
+    first = [r for r in runs if r in REQUEST_GATE or r == DEFAULT_RUN]
+    out = no_loss_gain({r: runs[r] for r in first}, list(REQUEST_GATE), complete_rows=True)
+    if any(r in runs for r in ROUND_2):
+        out += ["", *delivered_share(runs)]
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
-    return candidates_main(argv, __doc__, REQUEST_GATE, report)
+    return candidates_main(argv, __doc__, {**REQUEST_GATE, **ROUND_2}, report)
 
 
 if __name__ == "__main__":

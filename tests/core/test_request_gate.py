@@ -77,3 +77,17 @@ def test_the_engine_follows_a_changed_config(fake_nli, outvoted_pages):
     assert mirage.defend(REQUEST, outvoted_pages).decision == "fallback"
     mirage.config = mirage.config.replace(request_gate="majority")
     assert mirage.defend(REQUEST, outvoted_pages).decision == "verified"
+
+
+def test_majority_paraphrase_adds_paraphrase_support_to_a_request_only():
+    from mirage_core.request_gate import REQUEST_PARAPHRASE
+
+    config = MirageConfig().replace(request_gate="majority_paraphrase")
+    account = request_config(config)
+    assert account is not None and account.method.paraphrase_support == REQUEST_PARAPHRASE
+    assert account.needs_embeddings
+    assert config.method.paraphrase_support is None  # questions keep NLI-only corroboration
+    own = request_config(config.replace(paraphrase_support=0.9))
+    assert own is not None and own.method.paraphrase_support == 0.9  # a set value stays
+    plain = request_config(MirageConfig())
+    assert plain is not None and plain.method.paraphrase_support is None
