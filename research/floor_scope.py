@@ -15,7 +15,7 @@ Rule: :data:`research.quarantine_conflicts.NO_LOSS_GAIN` as amended (complete ro
 the committed scoreboard.
 
     python -m research.floor_scope write
-    bash research/floor_scope_run.sh
+    bash research/run_full_round.sh research/results/floor-scope research/candidates/floor-over-evidence.json
     python -m research.floor_scope report research/results/floor-scope/*.json
 """
 
@@ -23,20 +23,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from research.candidate_cli import candidates_main
-from research.quarantine_conflicts import no_loss_gain
+from research.quarantine_conflicts import complete_rows_main
 
 FLOOR: dict[str, dict[str, Any]] = {
     "floor-over-evidence": {"method": {"coordination_floor_scope": "evidence"}},
 }
 
 
-def report(runs: dict[str, dict[str, Any]]) -> list[str]:
-    return no_loss_gain(runs, list(FLOOR), complete_rows=True)
-
-
-def main(argv: list[str] | None = None) -> int:
-    return candidates_main(argv, __doc__, FLOOR, report)
+main = complete_rows_main(__doc__, FLOOR)
 
 
 if __name__ == "__main__":

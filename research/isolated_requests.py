@@ -15,7 +15,7 @@ Rule: :data:`research.quarantine_conflicts.NO_LOSS_GAIN` as amended (complete ro
 the committed scoreboard.
 
     python -m research.isolated_requests write
-    bash research/isolated_requests_run.sh
+    bash research/run_full_round.sh research/results/isolated-requests research/candidates/requests-unisolated.json
     python -m research.isolated_requests report research/results/isolated-requests/*.json
 """
 
@@ -23,20 +23,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from research.candidate_cli import candidates_main
-from research.quarantine_conflicts import no_loss_gain
+from research.quarantine_conflicts import complete_rows_main
 
 ISOLATED: dict[str, dict[str, Any]] = {
     "requests-unisolated": {"method": {"coordination_isolated_in_requests": False}},
 }
 
 
-def report(runs: dict[str, dict[str, Any]]) -> list[str]:
-    return no_loss_gain(runs, list(ISOLATED), complete_rows=True)
-
-
-def main(argv: list[str] | None = None) -> int:
-    return candidates_main(argv, __doc__, ISOLATED, report)
+main = complete_rows_main(__doc__, ISOLATED)
 
 
 if __name__ == "__main__":

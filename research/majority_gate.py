@@ -21,7 +21,8 @@ Rule: :data:`research.quarantine_conflicts.NO_LOSS_GAIN` as amended (complete ro
 the committed scoreboard; among those that qualify, the largest gain.
 
     python -m research.majority_gate write
-    bash research/majority_gate_run.sh
+    bash research/run_full_round.sh research/results/majority-gate \
+        research/candidates/majority-in-selected*.json
     python -m research.majority_gate report research/results/majority-gate/*.json
 """
 
@@ -29,8 +30,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from research.candidate_cli import candidates_main
-from research.quarantine_conflicts import no_loss_gain
+from research.quarantine_conflicts import complete_rows_main
 
 MAJORITY: dict[str, dict[str, Any]] = {
     "majority-in-selected": {
@@ -46,12 +46,7 @@ MAJORITY: dict[str, dict[str, Any]] = {
 }
 
 
-def report(runs: dict[str, dict[str, Any]]) -> list[str]:
-    return no_loss_gain(runs, list(MAJORITY), complete_rows=True)
-
-
-def main(argv: list[str] | None = None) -> int:
-    return candidates_main(argv, __doc__, MAJORITY, report)
+main = complete_rows_main(__doc__, MAJORITY)
 
 
 if __name__ == "__main__":

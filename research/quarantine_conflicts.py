@@ -122,6 +122,21 @@ def no_loss_gain(
     return lines
 
 
+def complete_rows_main(
+    doc: str, candidates: dict[str, dict[str, Any]]
+) -> Callable[[list[str] | None], int]:
+    """The command line (``write`` / ``report``) of a round decided by :data:`NO_LOSS_GAIN`
+    as amended (complete rows), against the committed scoreboard."""
+
+    def report(runs: dict[str, dict[str, Any]]) -> list[str]:
+        return no_loss_gain(runs, list(candidates), complete_rows=True)
+
+    def main(argv: list[str] | None = None) -> int:
+        return candidates_main(argv, doc, candidates, report)
+
+    return main
+
+
 def every_row_losses(run: dict[str, Any], default: dict[str, Any]) -> list[str]:
     """Rows of the scoreboard's main table with a goal on which ``run`` is worse on fit
     (``≥`` goals: lower; ``≤`` goals: higher): the complete-rows reading of

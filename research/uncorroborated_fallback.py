@@ -15,7 +15,7 @@ contamination more than a point higher, and a gain in biogen pass or in the fami
 blocked − wrong + correct only.
 
     python -m research.uncorroborated_fallback write
-    bash research/uncorroborated_fallback_run.sh
+    bash research/run_full_round.sh research/results/uncorroborated-fallback research/candidates/uncorroborated-fallback.json
     python -m research.uncorroborated_fallback report research/results/uncorroborated-fallback/*.json
 """
 
@@ -23,20 +23,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from research.candidate_cli import candidates_main
-from research.quarantine_conflicts import no_loss_gain
+from research.quarantine_conflicts import complete_rows_main
 
 FALLBACK: dict[str, dict[str, Any]] = {
     "uncorroborated-fallback": {"method": {"uncorroborated_delivery": "fallback"}},
 }
 
 
-def report(runs: dict[str, dict[str, Any]]) -> list[str]:
-    return no_loss_gain(runs, list(FALLBACK), complete_rows=True)
-
-
-def main(argv: list[str] | None = None) -> int:
-    return candidates_main(argv, __doc__, FALLBACK, report)
+main = complete_rows_main(__doc__, FALLBACK)
 
 
 if __name__ == "__main__":

@@ -91,3 +91,35 @@ def test_majority_paraphrase_adds_paraphrase_support_to_a_request_only():
     assert own is not None and own.method.paraphrase_support == 0.9  # a set value stays
     plain = request_config(MirageConfig())
     assert plain is not None and plain.method.paraphrase_support is None
+
+
+def test_a_request_is_corroborated_by_close_paraphrases(fake_nli, fake_embedder):
+    """Two pages word one fact their own way (the test NLI finds no entailment, the
+    embeddings are close, the facts the same): under ``"majority_paraphrase"`` that fact is
+    corroborated and delivered without the lone claim beside it."""
+    pages = [
+        Passage(text, source=f"https://{host}/eiffel", score=0.9)
+        for text, host in (
+            (
+                "Otis supplied the lift machinery of the tower in 1889 with hydraulic pumps. "
+                "The tower is painted every seven years.",
+                "a.example",
+            ),
+            (
+                "Otis supplied the lift machinery of the tower in 1889 for its elevators.",
+                "b.example",
+            ),
+        )
+    ]
+    request = "Tell me about the lift machinery of the tower."
+
+    def run(gate: str):
+        config = MirageConfig(coordination="none").replace(request_gate=gate)
+        return Mirage(config, nli=fake_nli, embedder=fake_embedder).defend(request, pages)
+
+    nli_only, paraphrase = run("majority"), run("majority_paraphrase")
+    assert nli_only.decision == paraphrase.decision == "verified"
+    assert any("painted" in nli_only.claims[i].text for i in nli_only.selected)
+    delivered = [paraphrase.claims[i].text for i in paraphrase.selected]
+    assert len(delivered) == 2 and all("Otis" in t for t in delivered)
+    assert "corroborates" in paraphrase.reason and "corroborates" not in nli_only.reason

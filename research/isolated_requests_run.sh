@@ -1,8 +1,0 @@
-#!/usr/bin/env bash
-# Full scoreboard run of research/isolated_requests.py's candidate; the default's is the committed
-# scoreboard.
-set -euo pipefail
-out=research/results/isolated-requests
-mkdir -p "$out"
-cp benchmarks/results/scoreboard.json "$out/default.json"
-bash research/run_candidates.sh "$out" full research/candidates/requests-unisolated.json
