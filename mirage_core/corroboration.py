@@ -24,7 +24,7 @@ import numpy as np
 from mirage_core.claim_filter import is_question
 from mirage_core.claims import STOPWORDS
 from mirage_core.factcheck import fact_tokens
-from mirage_core.graph import SourcedGraph
+from mirage_core.graph import ClaimGraph, SourcedGraph
 from mirage_core.types import Claim
 
 if TYPE_CHECKING:
@@ -134,6 +134,22 @@ def _paraphrase_pairs(
     return np.concatenate(left), np.concatenate(right)
 
 
+def _uncontradicted(
+    graph: ClaimGraph, premise: np.ndarray, hypothesis: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The (supporter, claim) pairs between which the claim graph holds no counted
+    contradiction, in either direction: a close paraphrase that the NLI model read as a
+    contradiction (a flipped polarity states the same facts) corroborates nothing."""
+    counted = graph.w_contr > 0
+    if not counted.any() or not premise.size:
+        return premise, hypothesis
+    n = max(graph.n_claims, 1)
+    a, b = graph.premise[counted], graph.hypothesis[counted]
+    conflicts = np.unique(np.concatenate([a * n + b, b * n + a]))
+    keep = ~np.isin(premise * n + hypothesis, conflicts)
+    return premise[keep], hypothesis[keep]
+
+
 def corroborate(
     claims: Sequence[Claim],
     sourced: SourcedGraph,
@@ -146,7 +162,8 @@ def corroborate(
     restating: frozenset[str] | None = None,
 ) -> Corroboration:
     """Who corroborates each claim: NLI support from another group, paraphrase neighbours of
-    another group (``embeddings``: L2-normalized claim rows, with ``paraphrase_support``), each
+    another group that the NLI model does not read as a contradiction (``embeddings``:
+    L2-normalized claim rows, with ``paraphrase_support``), each
     kept only if it states every fact of the claim when ``fact_coverage`` is set (in its own
     sentence, or with ``fact_scope="passage"`` anywhere in its passage); with
     ``questions_vouch=False`` no edge from or to a question counts, and with ``restating``
@@ -157,6 +174,7 @@ def corroborate(
     premise, hypothesis = graph.premise[into], graph.hypothesis[into]
     if embeddings is not None and paraphrase_support is not None and n:
         p, h = _paraphrase_pairs(embeddings, groups, paraphrase_support)
+        p, h = _uncontradicted(graph, p, h)
         premise, hypothesis = np.concatenate([premise, p]), np.concatenate([hypothesis, h])
     if questions_vouch is False and premise.size:
         # a question asserts nothing: it neither vouches for a claim nor is vouched for

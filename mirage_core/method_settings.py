@@ -213,8 +213,8 @@ class MethodSettings:
     question (``"question"``), or conflict by conflict (``"majority"``: r_contr inside S*,
     ``conflict_rule="majority"``, and a flagged group that holds a contradiction the gate
     counts is released); ``"majority_paraphrase"`` also lets a claim of another group at
-    embedding cosine ≥ 0.8 corroborate, under fact coverage (``paraphrase_support``, when not
-    set). A question has one answer; an account gathers many facts from many pages, and honest
+    embedding cosine ≥ 0.8 corroborate, under fact coverage, unless the NLI model reads the
+    two as a contradiction (``paraphrase_support`` when not set, with ``paraphrase_pairs``). A question has one answer; an account gathers many facts from many pages, and honest
     pages disagree on some of them and word the rest their own way."""
     conflict_scope: ConflictScope = "delivered"
     """Whose conflicts the tie (or majority) rule weighs: all of S* (``"selected"``), or, with

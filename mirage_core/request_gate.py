@@ -11,7 +11,9 @@ passages hold a contradiction the gate counts (``w_contr`` ≥ κ) is released, 
 that disagrees about the facts is not one planted story. ``"majority_paraphrase"`` also
 counts close paraphrases from other groups as corroboration (:data:`REQUEST_PARAPHRASE`):
 pages telling one life word the same facts their own way, and NLI between two such
-sentences, paired two partners per claim, finds few of them.
+sentences, paired two partners per claim, finds few of them. Those close pairs are sent to
+the NLI model as well (``paraphrase_pairs``), and a paraphrase it reads as a contradiction (a
+flipped polarity states the same facts) corroborates nothing.
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ def request_config(config: MirageConfig) -> MirageConfig | None:
         conflict_rule="majority",
         coordination_self_conflict=m.kappa,
         paraphrase_support=paraphrase,
+        # the NLI model reads the close pairs too, so that a paraphrase it contradicts is seen
+        paraphrase_pairs=m.paraphrase_pairs or paraphrase is not None,
     )
 
 

@@ -153,6 +153,22 @@ def test_paraphrase_neighbours_of_another_group_corroborate():
     assert near.counts.tolist() == [1, 1, 0]
 
 
+def test_a_paraphrase_the_nli_model_contradicts_corroborates_nothing():
+    claims = _claims(
+        [("Paris is the capital.", "a"), ("Paris is not the capital.", "b"), ("Cats purr.", "c")]
+    )
+    emb = np.array([[1.0, 0.0], [0.96, 0.28], [0.0, 1.0]])
+    unread = _sourced(claims, [], [])
+    near = corroborate(claims, unread, embeddings=emb, paraphrase_support=0.9)
+    assert near.counts.tolist() == [1, 1, 0]  # close in embedding space, facts the same
+    contradicted = build_graph(
+        claims, np.array([0]), np.array([1]), np.array([[0.01, 0.01, 0.98]] * 2), MirageConfig()
+    )
+    assert contradicted.graph.w_contr.max() > 0
+    read = corroborate(claims, contradicted, embeddings=emb, paraphrase_support=0.9)
+    assert read.counts.tolist() == [0, 0, 0]
+
+
 @pytest.fixture
 def eiffel() -> list[Passage]:
     return [
