@@ -13,9 +13,10 @@ from mirage_core.query_kind import requests_account
         "Tell me a bio of Mihai Eminescu?",
         "tell me about the Eiffel Tower",
         "Please describe the history of the tower.",
-        "Could you please summarize what is known about Patoranking?",
+        "Could you please summarize the life of Patoranking?",
         "Can you give me an overview of the 1889 World's Fair",
         "  Write a short biography of Ada Lovelace.",
+        "Tell me",
     ],
 )
 def test_imperatives_of_telling_request_an_account(query):
@@ -34,6 +35,12 @@ def test_imperatives_of_telling_request_an_account(query):
         "",
         "?!",
         "1889?",
+        "Tell me who won the 2018 World Cup.",  # a question in the imperative: one answer
+        "Can you tell us when the tower was completed?",
+        "Explain why the tower was built",
+        "tell me whether the tower opened in 1889",
+        # a free relative reads as an embedded question: the question's gate, the safe side
+        "Summarize what is known about Patoranking",
     ],
 )
 def test_questions_and_statements_do_not(query):

@@ -9,7 +9,8 @@ from mirage_core import Mirage, MirageConfig, Passage
 from mirage_core.request_gate import gate_config, request_config
 
 QUESTION = "When was the Eiffel Tower completed?"
-REQUEST = "Tell me when the Eiffel Tower was completed."
+REQUEST = "Tell me about the completed Eiffel Tower."
+EMBEDDED = "Tell me when the Eiffel Tower was completed."  # a question in the imperative
 
 
 @pytest.fixture
@@ -41,6 +42,7 @@ def test_the_majority_gate_outvotes_a_minority_page_of_a_request(fake_nli, outvo
     question = mirage.defend(QUESTION, outvoted_pages)
     request = mirage.defend(REQUEST, outvoted_pages)
     assert question.decision == "fallback"  # a question keeps its gate
+    assert mirage.defend(EMBEDDED, outvoted_pages).decision == "fallback"  # so does this one
     assert request.decision == "verified"
     delivered = " ".join(request.claims[i].text for i in request.selected)
     assert "1889" in delivered and "1925" not in delivered
