@@ -1,7 +1,8 @@
-"""Why long-form evidence falls back: the default's verdict reasons on biogen-dev, by regime,
-fit split only (a diagnostic; it changes nothing).
+"""Why evidence falls back: the default's verdict reasons and flagged groups on biogen-dev
+(or, with ``--gpe``, gpe-eval's pages), by regime, fit split only (a diagnostic; it changes
+nothing).
 
-    python -m research.longform_reasons [--k 10] [--config C.json]
+    python -m research.longform_reasons [--k 10] [--gpe] [--config C.json]
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections import Counter
 from pathlib import Path
 
 from benchmarks._pair_store import PersistentEmbedder, PersistentNLI, model_digest
-from benchmarks.scoreboard import biogen
+from benchmarks.scoreboard import biogen, gpe
 from mirage_core import MirageConfig
 from mirage_core.evaluation.calibrate import split_queries
 from mirage_core.evaluation.harness import run_benchmark
@@ -33,6 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--config", default=None)
     p.add_argument("--biogen", default="../shared/data/biogen-dev/biogen-dev.jsonl")
     p.add_argument("--split", default="fit")
+    p.add_argument("--gpe", action="store_true", help="gpe-eval pages (100 queries) at --k")
     args = p.parse_args(argv)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     from mirage_core.embeddings import MiniLMEmbedder
@@ -44,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         MiniLMEmbedder(), Path(STORE).with_name("vectors.sqlite"), "all-MiniLM-L6-v2"
     )
     config = MirageConfig.from_file(args.config) if args.config else MirageConfig()
-    ds = biogen(Path(args.biogen), args.k, None, 0)
+    ds = gpe(args.k, 100, 0) if args.gpe else biogen(Path(args.biogen), args.k, None, 0)
     fit, _ = split_queries([i.qid for i in ds.instances], 0.5, 0)
     want = set(fit) if args.split == "fit" else {i.qid for i in ds.instances} - set(fit)
     ds.instances = [i for i in ds.instances if i.qid in want and i.regime in ("clean", "mixed")]
