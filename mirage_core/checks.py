@@ -29,6 +29,7 @@ Kind = Literal[
     "bool",
     "kinds",  # a non-empty sequence of the names in ``choices``
     "trust",  # a mapping domain -> [0, 1]
+    "overrides",  # a mapping field name -> value (the owner checks names and values)
 ]
 
 
@@ -72,11 +73,19 @@ def _check(name: str, value: Any, meta: Mapping[str, Any]) -> Any:
             raise ValueError(f"{name} must be a bool, got {value!r}")
     elif kind == "kinds":
         allowed = meta["choices"]
-        if isinstance(value, str) or not value or not all(v in allowed for v in value):
-            raise ValueError(
-                f"{name} must be a non-empty sequence of {list(allowed)}{none}, got {value!r}"
-            )
+        empty_ok = meta["minimum"] == 0
+        if (
+            isinstance(value, str)
+            or (not value and not empty_ok)
+            or not all(v in allowed for v in value)
+        ):
+            what = "a sequence" if empty_ok else "a non-empty sequence"
+            raise ValueError(f"{name} must be {what} of {list(allowed)}{none}, got {value!r}")
         return tuple(value)
+    elif kind == "overrides":
+        if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value):
+            raise ValueError(f"{name} must be a mapping of field names to values, got {value!r}")
+        return dict(value)
     elif kind == "trust":
         if not isinstance(value, Mapping):
             raise ValueError(

@@ -18,7 +18,6 @@ import numpy as np
 
 from mirage_core.corroboration import Corroboration
 from mirage_core.gate import GateDecision, GateState
-from mirage_core.query_kind import requests_account
 from mirage_core.records import RuleOutcome
 from mirage_core.sources import reaches_d_min
 
@@ -34,10 +33,9 @@ def corroborated_part(
 ) -> tuple[int, ...] | None:
     """The claims of ``delivered`` that a kept passage corroborates, when their sources reach
     ``d_min`` (and, with ``corroborated_relevant`` or ``require_relevant``, one of them is
-    among the most relevant; ``relevant_in_requests`` says whether a request for an account
-    needs that); ``None`` when delivery leaves ``delivered`` whole."""
+    among the most relevant); ``None`` when delivery leaves ``delivered`` whole."""
     if require_relevant is None:
-        require_relevant = _relevance_required(state)
+        require_relevant = state.config.method.corroborated_relevant
     if corroboration is None:
         raise ValueError('corroborated_only="delivery" needs corroboration')
     vouched = corroboration.vouched(quarantined)
@@ -141,15 +139,6 @@ def _fallback_if_uncorroborated(
         delivered=(),
         outcomes=(*decision.outcomes, outcome),
     )
-
-
-def _relevance_required(state: GateState) -> bool:
-    """``corroborated_relevant``, unless the query requests an account and
-    ``relevant_in_requests`` is off: such a request has no one answer sentence to keep."""
-    m = state.config.method
-    if not m.corroborated_relevant:
-        return False
-    return m.relevant_in_requests or not requests_account(state.evidence.query)
 
 
 def _holds_most_relevant(

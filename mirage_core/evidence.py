@@ -20,9 +20,7 @@ from mirage_core.claims import clean_text, content_tokens, extract_claims, split
 from mirage_core.config import MirageConfig
 from mirage_core.errors import EmbeddingError
 from mirage_core.independence import independence_groups, publishers_of
-from mirage_core.method_settings import MethodSettings
 from mirage_core.normalize import NormalizedText, normalize_query, normalize_text
-from mirage_core.query_kind import requests_account
 from mirage_core.records import NonClaim
 from mirage_core.relevance import lexical_relevance
 from mirage_core.signal_window import WindowOrder
@@ -171,15 +169,6 @@ def assign_sources(
     return sources, domains
 
 
-def _isolated_signals(query: str, m: MethodSettings) -> tuple[str, ...] | None:
-    """The signals a group that is the whole evidence is scored on: none for a request for an
-    account when ``coordination_isolated_in_requests`` is off (such a group is then scored on
-    the group signals it has), else the configured ones (``None``: the model's own)."""
-    if not m.coordination_isolated_in_requests and requests_account(query):
-        return ()
-    return m.coordination_isolated_signals
-
-
 def find_coordinated(evidence: Evidence, config: MirageConfig, spans: Spans | None = None) -> None:
     """Flag planted-looking passage groups with the coordination signals (caller indices).
     ``spans``: sentence spans of ``evidence.texts`` already split (``None``: split there)."""
@@ -203,7 +192,7 @@ def find_coordinated(evidence: Evidence, config: MirageConfig, spans: Spans | No
             embeddings is not None,
             m.coordination_threshold,
             m.coordination_isolated_threshold,
-            _isolated_signals(evidence.query, m),
+            m.coordination_isolated_signals,
             m.coordination_signals,
             m.coordination_min_tokens,
             m.coordination_max_tokens,

@@ -6,7 +6,7 @@ The formulas they enter are in ``docs/method.md``; how each default was chosen i
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
 from mirage_core.checks import rule, validate
@@ -15,6 +15,7 @@ from mirage_core.group_signals import ISOLATED_SIGNALS, SIGNALS
 from mirage_core.signal_window import WindowOrder
 
 __all__ = [
+    "REQUEST_OVERRIDES",
     "AnswerConflictContext",
     "AnswerConflictScope",
     "ConflictRule",
@@ -28,7 +29,6 @@ __all__ = [
     "PartnerRanking",
     "QuarantinedConflicts",
     "Relevance",
-    "RequestGate",
     "SourceCount",
     "UncorroboratedDelivery",
 ]
@@ -46,8 +46,19 @@ AnswerConflictContext = Literal["claim", "lead+previous"]
 FactScope = Literal["sentence", "passage"]
 CorroboratedOnly = Literal["none", "selection", "delivery"]
 ConflictScope = Literal["selected", "delivered"]
-RequestGate = Literal["question", "majority", "majority_paraphrase"]
 UncorroboratedDelivery = Literal["selected", "most_relevant", "part_and_most_relevant", "fallback"]
+
+
+#: What a request for an account is defended with (``MethodSettings.request_overrides``):
+#: gated conflict by conflict, its corroborated part delivered without the answer-sentence
+#: requirement, and whole-evidence groups scored on the group signals it has.
+REQUEST_OVERRIDES: dict[str, Any] = {
+    "contradiction_scope": "selected",
+    "conflict_rule": "majority",
+    "coordination_self_conflict": 0.8,
+    "corroborated_relevant": False,
+    "coordination_isolated_signals": (),
+}
 
 
 @dataclass(frozen=True)
@@ -115,15 +126,11 @@ class MethodSettings:
     )
     """The same threshold for a group that is the whole evidence (``None``: the model's own)."""
     coordination_isolated_signals: tuple[str, ...] | None = field(
-        default=None, metadata=rule("kinds", optional=True, choices=ISOLATED_SIGNALS)
+        default=None,
+        metadata=rule("kinds", optional=True, minimum=0, choices=ISOLATED_SIGNALS),
     )
-    """Signals a group that is the whole evidence is scored on (``None``: the model's own)."""
-    coordination_isolated_in_requests: bool = field(default=False, metadata=rule("bool"))
-    """Whether a request for an account ("Tell me a bio of X?",
-    :func:`mirage_core.query_kind.requests_account`) whose evidence is one candidate group is
-    scored on the isolated signals. Their centers are honest coverage of *questions*; pages
-    that all tell one subject's life share its vocabulary and read alike. ``False``: such a
-    group is scored on the group signals it has (answer focus)."""
+    """Signals a group that is the whole evidence is scored on (``None``: the model's own;
+    empty: none, so such a group is scored on the group signals it has)."""
     coordination_min_tokens: float | None = field(
         default=None, metadata=rule("nonnegative", optional=True)
     )
@@ -203,19 +210,6 @@ class MethodSettings:
     """With ``corroborated_only="delivery"``: only when a corroborated claim is among S*'s
     claims most relevant to the query; otherwise S* is delivered whole, so that short evidence
     whose answer sentence no other source vouches for keeps its answer."""
-    relevant_in_requests: bool = field(default=False, metadata=rule("bool"))
-    """Whether ``corroborated_relevant`` also holds when the query requests an account ("Tell
-    me a bio of X?", :func:`mirage_core.query_kind.requests_account`). ``False``: such a
-    request has no one answer sentence, so its corroborated part is delivered even when it
-    misses S*'s claims most relevant to the query (those that repeat the subject's name)."""
-    request_gate: RequestGate = "majority"
-    """How the gate weighs a request for an account (:mod:`mirage_core.request_gate`): as a
-    question (``"question"``), or conflict by conflict (``"majority"``: r_contr inside S*,
-    ``conflict_rule="majority"``, and a flagged group that holds a contradiction the gate
-    counts is released); ``"majority_paraphrase"`` also lets a claim of another group at
-    embedding cosine ≥ 0.8 corroborate, under fact coverage, unless the NLI model reads the
-    two as a contradiction (``paraphrase_support`` when not set, with ``paraphrase_pairs``). A question has one answer; an account gathers many facts from many pages, and honest
-    pages disagree on some of them and word the rest their own way."""
     conflict_scope: ConflictScope = "delivered"
     """Whose conflicts the tie (or majority) rule weighs: all of S* (``"selected"``), or, with
     ``corroborated_only="delivery"`` when delivery narrows S*, only the part it delivers
@@ -237,9 +231,35 @@ class MethodSettings:
     partner_ranking: PartnerRanking = "overlap"
     """How a claim ranks its candidate partners for the pair budget: token overlap, or the
     cosine of the claims' embeddings (loads the embedder)."""
+    request_overrides: dict[str, Any] = field(
+        default_factory=lambda: dict(REQUEST_OVERRIDES), metadata=rule("overrides")
+    )
+    """These settings changed for a query that requests an account ("Tell me a bio of X?",
+    :func:`mirage_core.query_kind.requests_account`; :mod:`mirage_core.request_gate`). A
+    question has one answer, and evidence that disagrees about it is unreliable; an account
+    gathers many facts from many pages, and honest pages disagree on some. The default gates
+    such a request conflict by conflict (r_contr inside S*, the majority rule, a flagged group
+    holding a counted contradiction released), delivers its corroborated part without the
+    answer-sentence requirement, and scores evidence that is one group without the isolated
+    signals fit on questions. Empty: a request is defended as a question."""
 
     def __post_init__(self) -> None:
         validate(self)
+        if self.request_overrides:
+            object.__setattr__(self, "request_overrides", self._checked_overrides())
+
+    def _checked_overrides(self) -> dict[str, Any]:
+        """``request_overrides`` validated as settings (named fields, valid values) and
+        normalized as the fields store them."""
+        names = {f.name for f in fields(self)} - {"request_overrides"}
+        unknown = set(self.request_overrides) - names
+        if unknown:
+            raise ValueError(f"request_overrides: unknown MethodSettings fields {sorted(unknown)}")
+        try:
+            applied = replace(self, request_overrides={}, **self.request_overrides)
+        except ValueError as exc:
+            raise ValueError(f"request_overrides: {exc}") from exc
+        return {k: getattr(applied, k) for k in self.request_overrides}
 
     @classmethod
     def paper(cls, **overrides: Any) -> MethodSettings:
@@ -261,8 +281,7 @@ class MethodSettings:
             questions_vouch=True,
             restatements_vouch=True,
             conflict_scope="selected",
-            request_gate="question",
-            coordination_isolated_in_requests=True,
+            request_overrides={},
         )
         return cls(**(base | overrides))
 

@@ -1,5 +1,6 @@
 """Whether a request for an account is scored on the isolated signals
-(``MethodSettings.coordination_isolated_in_requests``).
+(``coordination_isolated_signals=()`` among ``MethodSettings.request_overrides``; declared as
+``coordination_isolated_in_requests=False`` before the request settings became one mapping).
 
 On biogen-dev's fit split at k = 10, 5 of 13 clean page sets fall back because the whole
 evidence is flagged as one planted group (``python -m research.longform_reasons --k 10``):
@@ -23,10 +24,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from mirage_core.method_settings import REQUEST_OVERRIDES
 from research.quarantine_conflicts import complete_rows_main
 
 ISOLATED: dict[str, dict[str, Any]] = {
-    "requests-unisolated": {"method": {"coordination_isolated_in_requests": False}},
+    "requests-unisolated": {"method": {"request_overrides": REQUEST_OVERRIDES}},
 }
 
 

@@ -1,5 +1,5 @@
 """Whether a request for an account is gated conflict by conflict
-(``MethodSettings.request_gate="majority"``, :mod:`mirage_core.request_gate`).
+(``MethodSettings.request_overrides``, :mod:`mirage_core.request_gate`).
 
 The majority gate (r_contr inside S*, ``conflict_rule="majority"``, a flagged group holding a
 counted contradiction released) won long form and lost attack families when applied to every
@@ -14,9 +14,11 @@ Rule: :data:`research.quarantine_conflicts.NO_LOSS_GAIN` as amended (complete ro
 the committed scoreboard.
 
     python -m research.request_gate write
-    bash research/request_gate_run.sh
+    bash research/run_full_round.sh research/results/request-gate \
+        research/candidates/requests-majority.json
     python -m research.request_gate report research/results/request-gate/*.json
-    bash research/request_gate_run.sh 2   # the second round, into request-gate-2
+    bash research/run_full_round.sh research/results/request-gate-2 \
+        research/candidates/requests-majority-paraphrase.json
     bash research/run_full_round.sh research/results/request-gate-3 \
         research/candidates/requests-majority-paraphrase-read.json
 """
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mirage_core.method_settings import REQUEST_OVERRIDES
 from research.candidate_cli import candidates_main
 from research.conflict_scope import family_losses
 from research.corroborated_first import DEFAULT_RUN
@@ -32,26 +35,39 @@ from research.longform_candidates import long_value
 from research.quarantine_conflicts import every_row_losses, no_loss_gain, pass_losses
 from research.uncorroborated_delivery import contamination
 
-REQUEST_GATE: dict[str, dict[str, Any]] = {
-    "requests-majority": {"method": {"request_gate": "majority"}},
+#: The request settings of this round, as ``request_overrides`` (declared as
+#: ``request_gate="majority"`` before the request settings became one mapping; the same
+#: settings): the default then already delivered a request's corroborated part.
+MAJORITY = {
+    "corroborated_relevant": False,
+    "contradiction_scope": "selected",
+    "conflict_rule": "majority",
+    "coordination_self_conflict": 0.8,
 }
+REQUEST_GATE: dict[str, dict[str, Any]] = {
+    "requests-majority": {"method": {"request_overrides": MAJORITY}},
+}
+#: Paraphrase support for requests, on top of the adopted request settings.
+PARAPHRASE = {**REQUEST_OVERRIDES, "paraphrase_support": 0.8}
 
 
 #: The second round (declared after the first was adopted, before it ran): requests also
-#: corroborate by paraphrase (``request_gate="majority_paraphrase"``). The long-form goal asks
+#: corroborate by paraphrase (declared as ``request_gate="majority_paraphrase"``). The goal asks
 #: for a quarter of the claims delivered, every one corroborated; delivery hands on 9–14%,
 #: because NLI between two pages' wordings of one fact, two partners per claim, finds few of
 #: them. Its rule is :data:`DELIVERED_SHARE`, against the default that adopted the first round.
 ROUND_2: dict[str, dict[str, Any]] = {
-    "requests-majority-paraphrase": {"method": {"request_gate": "majority_paraphrase"}},
+    "requests-majority-paraphrase": {"method": {"request_overrides": PARAPHRASE}},
 }
 #: The third round (declared after the second's figures, before it ran; same rule and
-#: baseline): ``"majority_paraphrase"`` now also sends the close pairs to the NLI model and a
-#: paraphrase it reads as a contradiction corroborates nothing; the second round's losses were
-#: polarity flips (the ``conflicting`` family), which state the same facts in nearly the same
-#: words. The candidate's file is the same change of setting, under a new name.
+#: baseline): the close pairs also go to the NLI model (``paraphrase_pairs``) and a
+#: paraphrase it reads as a contradiction corroborates nothing (since then, for every use of
+#: ``paraphrase_support``); the second round's losses were polarity flips (the
+#: ``conflicting`` family), which state the same facts in nearly the same words.
 ROUND_3: dict[str, dict[str, Any]] = {
-    "requests-majority-paraphrase-read": {"method": {"request_gate": "majority_paraphrase"}},
+    "requests-majority-paraphrase-read": {
+        "method": {"request_overrides": {**PARAPHRASE, "paraphrase_pairs": True}}
+    },
 }
 #: Rule of the second round, on the fit split of two full runs: nothing lost (every row of the
 #: main table with a goal, every family figure, biogen clean and MIXED pass); neither biogen's

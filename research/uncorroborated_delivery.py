@@ -46,11 +46,15 @@ ROUND_2: dict[str, dict[str, Any]] = {
 }
 #: The third round (declared after the second's figures, before it ran; same rule and
 #: baseline): the relevance requirement is what hands a bio's S* on whole, and a request for
-#: an account has no answer sentence to keep. ``relevant_in_requests=False`` delivers the
-#: corroborated part of a request's S* whether or not it holds the most relevant claims;
-#: questions keep the requirement (:mod:`mirage_core.query_kind`).
+#: an account has no answer sentence to keep. A request's ``corroborated_relevant=False``
+#: (``request_overrides``; declared as ``relevant_in_requests=False`` before the request
+#: settings became one mapping) delivers the corroborated part of a request's S* whether or
+#: not it holds the most relevant claims; questions keep the requirement
+#: (:mod:`mirage_core.query_kind`).
 ROUND_3: dict[str, dict[str, Any]] = {
-    "requests-corroborated-part": {"method": {"relevant_in_requests": False}},
+    "requests-corroborated-part": {
+        "method": {"request_overrides": {"corroborated_relevant": False}}
+    },
 }
 ROUNDS = {**UNCORROBORATED, **ROUND_2, **ROUND_3}
 NO_LOSS_CONTAMINATION = {"declared": "2026-12-04"}

@@ -105,7 +105,6 @@ def test_docs_table_is_generated_from_the_dataclass():
         {"coordination_isolated_signals": ("tightness",)},
         {"coordination_isolated_signals": ("cosine", "bogus")},
         {"coordination_isolated_signals": "cosine"},
-        {"coordination_isolated_signals": ()},
         {"coordination_signals": ("bogus",)},
         {"coordination_signals": "tightness"},
         {"coordination_signals": ()},
@@ -141,6 +140,8 @@ def test_round_trips_through_file_pickle_and_copy(tmp_path):
     )
     assert cfg.method.coordination_isolated_signals == ("answer_focus", "cosine")
     assert cfg.method.coordination_signals == ("restatement", "tightness")
+    # empty isolated signals: no isolated scoring (what a request's overrides set)
+    assert cfg.replace(coordination_isolated_signals=[]).method.coordination_isolated_signals == ()
     path = tmp_path / "cfg.json"
     cfg.to_file(path)
     assert MirageConfig.from_file(path) == cfg

@@ -543,8 +543,9 @@ def test_the_floor_scope_is_a_method_setting(fake_nli):
 def test_isolated_scoring_of_a_request_for_an_account_is_a_setting(
     fake_nli, fake_embedder, monkeypatch, in_requests
 ):
-    """``coordination_isolated_in_requests=False``: evidence for "Tell me about …" that is one
-    group is scored without the isolated signals; a question's keeps them."""
+    """With ``coordination_isolated_signals=()`` among the request overrides (the default),
+    evidence for "Tell me about …" that is one group is scored without the isolated signals;
+    a question's keeps them."""
     import mirage_core.coordination as coordination
     from mirage_core import Mirage, MirageConfig, Passage
 
@@ -557,7 +558,11 @@ def test_isolated_scoring_of_a_request_for_an_account_is_a_setting(
 
     monkeypatch.setattr(coordination, "detect_coordination", spy)
     passages = [Passage(t, source=f"https://p{i}.example/a") for i, t in enumerate(PLANTED_LONG)]
-    cfg = MirageConfig().replace(coordination_isolated_in_requests=in_requests)
+    overrides = dict(MirageConfig().method.request_overrides)
+    assert overrides["coordination_isolated_signals"] == ()
+    if in_requests:
+        del overrides["coordination_isolated_signals"]
+    cfg = MirageConfig().replace(request_overrides=overrides)
     mirage = Mirage(cfg, nli=fake_nli, embedder=fake_embedder)
     mirage.defend(QUERY, passages)
     mirage.defend("Tell me about the episodes of Chicago Fire season 4", passages)

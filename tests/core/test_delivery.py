@@ -16,14 +16,14 @@ def engine(
     coordination: str = "none",
     relevant=False,
     uncorroborated: str = "selected",
-    relevant_in_requests: bool = True,
+    requests_need_relevant: bool = True,
 ) -> Mirage:
     config = MirageConfig(coordination=coordination).replace(
         corroborated_only=corroborated_only,
         fact_coverage=True,
         corroborated_relevant=relevant,
         uncorroborated_delivery=uncorroborated,
-        relevant_in_requests=relevant_in_requests,
+        request_overrides={} if requests_need_relevant else {"corroborated_relevant": False},
     )
     return Mirage(config, nli=fake_nli)
 
@@ -172,7 +172,7 @@ def test_a_glued_on_question_is_no_corroborated_part(fake_nli):
 def test_a_request_for_an_account_can_deliver_its_corroborated_part(
     fake_nli, lift_pages, requests_need_it
 ):
-    mirage = engine(fake_nli, relevant=True, relevant_in_requests=requests_need_it)
+    mirage = engine(fake_nli, relevant=True, requests_need_relevant=requests_need_it)
     question = mirage.defend(LIFT_QUERY, lift_pages)
     request = mirage.defend(LIFT_REQUEST, lift_pages)
     assert question.decision == request.decision == "verified"

@@ -1,11 +1,12 @@
-"""The request gate: a request for an account can be gated conflict by conflict while a
-question keeps the gate it has."""
+"""The request gate: a request for an account is defended with the request overrides (gated
+conflict by conflict by default) while a question keeps the settings it has."""
 
 from __future__ import annotations
 
 import pytest
 
 from mirage_core import Mirage, MirageConfig, Passage
+from mirage_core.method_settings import REQUEST_OVERRIDES
 from mirage_core.request_gate import gate_config, request_config
 
 QUESTION = "When was the Eiffel Tower completed?"
@@ -25,20 +26,22 @@ def outvoted_pages() -> list[Passage]:
     return [Passage(t, source=f"https://{host}/eiffel", score=0.9) for t, host in texts]
 
 
-def engine(fake_nli, request_gate: str) -> Mirage:
-    config = MirageConfig(coordination="none").replace(request_gate=request_gate)
+def engine(fake_nli, as_question: bool = False) -> Mirage:
+    config = MirageConfig(coordination="none")
+    if as_question:
+        config = config.replace(request_overrides={})
     return Mirage(config, nli=fake_nli)
 
 
-def test_a_request_is_gated_as_a_question_by_default(fake_nli, outvoted_pages):
-    mirage = engine(fake_nli, "question")
+def test_without_overrides_a_request_is_gated_as_a_question(fake_nli, outvoted_pages):
+    mirage = engine(fake_nli, as_question=True)
     question, request = (mirage.defend(q, outvoted_pages) for q in (QUESTION, REQUEST))
     assert question.decision == request.decision == "fallback"
     assert "r_contr" in request.reason and "outvoted" not in request.reason
 
 
 def test_the_majority_gate_outvotes_a_minority_page_of_a_request(fake_nli, outvoted_pages):
-    mirage = engine(fake_nli, "majority")
+    mirage = engine(fake_nli)
     question = mirage.defend(QUESTION, outvoted_pages)
     request = mirage.defend(REQUEST, outvoted_pages)
     assert question.decision == "fallback"  # a question keeps its gate
@@ -49,56 +52,49 @@ def test_the_majority_gate_outvotes_a_minority_page_of_a_request(fake_nli, outvo
     assert "outvoted" in request.reason and "passages [3]" in request.reason
 
 
-def test_request_config_changes_only_the_gate_rules():
-    as_question = MirageConfig().replace(request_gate="question")
+def test_request_config_applies_the_overrides_and_nothing_else():
+    as_question = MirageConfig().replace(request_overrides={})
     assert request_config(as_question) is None
     assert gate_config(as_question, None, REQUEST) is as_question
-    assert MirageConfig().method.request_gate == "majority"
-    assert MirageConfig.paper().method.request_gate == "question"
-    kappa = 0.7
-    config = MirageConfig().replace(kappa=kappa)
+    assert MirageConfig.paper().method.request_overrides == {}
+    config = MirageConfig().replace(kappa=0.7)
+    overrides = config.method.request_overrides
+    assert overrides == REQUEST_OVERRIDES
     account = request_config(config)
     assert account is not None
     m = account.method
     assert (m.conflict_rule, m.contradiction_scope) == ("majority", "selected")
-    assert m.coordination_self_conflict == kappa  # a contradiction the gate counts releases
-    assert (
-        account.replace(
-            conflict_rule=config.method.conflict_rule,
-            contradiction_scope=config.method.contradiction_scope,
-            coordination_self_conflict=config.method.coordination_self_conflict,
-        )
-        == config
-    )
+    assert m.coordination_isolated_signals == () and m.corroborated_relevant is False
+    assert m.request_overrides == {} and m.kappa == 0.7
+    restored = {k: getattr(config.method, k) for k in overrides}
+    assert account.replace(**restored, request_overrides=overrides) == config
     assert gate_config(config, account, REQUEST) is account
     assert gate_config(config, account, QUESTION) is config
 
 
+def test_request_overrides_are_checked_as_settings():
+    with pytest.raises(ValueError, match="unknown MethodSettings fields"):
+        MirageConfig().replace(request_overrides={"kapa": 0.5})
+    with pytest.raises(ValueError, match="request_overrides: kappa"):
+        MirageConfig().replace(request_overrides={"kappa": 7})
+    listed = MirageConfig().replace(request_overrides={"coordination_isolated_signals": []})
+    assert listed.method.request_overrides == {"coordination_isolated_signals": ()}
+    config = MirageConfig()
+    assert MirageConfig.from_dict(config.to_dict()) == config  # JSON lists come back as tuples
+
+
 def test_the_engine_follows_a_changed_config(fake_nli, outvoted_pages):
-    mirage = engine(fake_nli, "question")
+    mirage = engine(fake_nli, as_question=True)
     assert mirage.defend(REQUEST, outvoted_pages).decision == "fallback"
-    mirage.config = mirage.config.replace(request_gate="majority")
+    mirage.config = mirage.config.replace(request_overrides=REQUEST_OVERRIDES)
     assert mirage.defend(REQUEST, outvoted_pages).decision == "verified"
-
-
-def test_majority_paraphrase_adds_paraphrase_support_to_a_request_only():
-    from mirage_core.request_gate import REQUEST_PARAPHRASE
-
-    config = MirageConfig().replace(request_gate="majority_paraphrase")
-    account = request_config(config)
-    assert account is not None and account.method.paraphrase_support == REQUEST_PARAPHRASE
-    assert account.needs_embeddings
-    assert config.method.paraphrase_support is None  # questions keep NLI-only corroboration
-    own = request_config(config.replace(paraphrase_support=0.9))
-    assert own is not None and own.method.paraphrase_support == 0.9  # a set value stays
-    plain = request_config(MirageConfig())
-    assert plain is not None and plain.method.paraphrase_support is None
 
 
 def test_a_request_is_corroborated_by_close_paraphrases(fake_nli, fake_embedder):
     """Two pages word one fact their own way (the test NLI finds no entailment, the
-    embeddings are close, the facts the same): under ``"majority_paraphrase"`` that fact is
-    corroborated and delivered without the lone claim beside it."""
+    embeddings are close, the facts the same): with paraphrase support among a request's
+    overrides that fact is corroborated and delivered without the lone claim beside it; a
+    question keeps NLI-only corroboration."""
     pages = [
         Passage(text, source=f"https://{host}/eiffel", score=0.9)
         for text, host in (
@@ -115,13 +111,17 @@ def test_a_request_is_corroborated_by_close_paraphrases(fake_nli, fake_embedder)
     ]
     request = "Tell me about the lift machinery of the tower."
 
-    def run(gate: str):
-        config = MirageConfig(coordination="none").replace(request_gate=gate)
-        return Mirage(config, nli=fake_nli, embedder=fake_embedder).defend(request, pages)
+    paraphrasing = {**REQUEST_OVERRIDES, "paraphrase_support": 0.8, "paraphrase_pairs": True}
 
-    nli_only, paraphrase = run("majority"), run("majority_paraphrase")
+    def run(overrides, query=request):
+        config = MirageConfig(coordination="none").replace(request_overrides=overrides)
+        return Mirage(config, nli=fake_nli, embedder=fake_embedder).defend(query, pages)
+
+    nli_only, paraphrase = run(REQUEST_OVERRIDES), run(paraphrasing)
     assert nli_only.decision == paraphrase.decision == "verified"
     assert any("painted" in nli_only.claims[i].text for i in nli_only.selected)
     delivered = [paraphrase.claims[i].text for i in paraphrase.selected]
     assert len(delivered) == 2 and all("Otis" in t for t in delivered)
     assert "corroborates" in paraphrase.reason and "corroborates" not in nli_only.reason
+    question = run(paraphrasing, "Who supplied the lift machinery of the tower?")
+    assert "corroborates" not in question.reason
