@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Any
 
 from mirage_core.method_settings import REQUEST_OVERRIDES
-from research.candidate_cli import candidates_main
+from research.candidate_cli import Judgement, candidates_main, choose
 from research.conflict_scope import family_losses
 from research.corroborated_first import DEFAULT_RUN
 from research.longform_candidates import long_value
@@ -77,43 +77,30 @@ DELIVERED_SHARE = {"declared": "2026-12-04"}
 CEILINGS = {"MIXED": 0.01, "FULL": 0.02}
 
 
-def delivered_share(runs: dict[str, dict[str, Any]]) -> list[str]:
-    default = runs[DEFAULT_RUN]
-    lines = [f"rule DELIVERED_SHARE ({DELIVERED_SHARE['declared']}), fit split", ""]
-    best, best_gain = DEFAULT_RUN, 0.0
-    for name in {**ROUND_2, **ROUND_3}:
-        if name not in runs:
-            continue
-        run = runs[name]
-        losses = every_row_losses(run, default) + family_losses(run, default)
-        losses += pass_losses(run, default)
-        gain, shown = 0.0, []
-        for ds in ("biogen-k10", "biogen-k20"):
-            pick = "claims delivered per passing clean query"
-            a = long_value(run, ds, lambda m, p=pick: m == p, "fit") or 0.0
-            b = long_value(default, ds, lambda m, p=pick: m == p, "fit") or 0.0
-            gain += a - b
-            shown.append(f"{ds} claims delivered {b:.1f} → {a:.1f}")
-            for regime, ceiling in CEILINGS.items():
-                ca, cb = contamination(run, ds, regime), contamination(default, ds, regime)
-                if ca is not None and cb is not None and ca > cb + 1e-9 and ca > ceiling:
-                    losses.append(f"{ds} {regime} contamination {cb:.1%} → {ca:.1%}")
-        ok = not losses and gain > 1e-9
-        lines.append(
-            f"- {name}: {'; '.join(shown)}; losses: {'; '.join(losses) or 'none'} → "
-            f"{'qualifies' if ok else 'does not qualify'}"
-        )
-        if ok and gain > best_gain:
-            best, best_gain = name, gain
-    lines.append(f"\ndecision: {'adopt ' + best if best != DEFAULT_RUN else 'the default stays'}")
-    return lines
+def delivered_share(run: dict[str, Any], default: dict[str, Any]) -> Judgement:
+    """:data:`DELIVERED_SHARE`: the gain is the rise in claims delivered per passing query."""
+    losses = every_row_losses(run, default) + family_losses(run, default)
+    losses += pass_losses(run, default)
+    gain, shown = 0.0, []
+    pick = "claims delivered per passing clean query"
+    for ds in ("biogen-k10", "biogen-k20"):
+        a = long_value(run, ds, lambda m: m == pick, "fit") or 0.0
+        b = long_value(default, ds, lambda m: m == pick, "fit") or 0.0
+        gain += a - b
+        shown.append(f"{ds} claims delivered {b:.1f} → {a:.1f}")
+        for regime, ceiling in CEILINGS.items():
+            ca, cb = contamination(run, ds, regime), contamination(default, ds, regime)
+            if ca is not None and cb is not None and ca > cb + 1e-9 and ca > ceiling:
+                losses.append(f"{ds} {regime} contamination {cb:.1%} → {ca:.1%}")
+    return shown, losses, gain
 
 
 def report(runs: dict[str, dict[str, Any]]) -> list[str]:
     first = [r for r in runs if r in REQUEST_GATE or r == DEFAULT_RUN]
     out = no_loss_gain({r: runs[r] for r in first}, list(REQUEST_GATE), complete_rows=True)
     if any(r in runs for r in {**ROUND_2, **ROUND_3}):
-        out += ["", *delivered_share(runs)]
+        title = f"rule DELIVERED_SHARE ({DELIVERED_SHARE['declared']}), fit split"
+        out += ["", *choose(title, {**ROUND_2, **ROUND_3}, runs, delivered_share)]
     return out
 
 

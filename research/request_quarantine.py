@@ -34,9 +34,8 @@ from __future__ import annotations
 from typing import Any
 
 from mirage_core.method_settings import REQUEST_OVERRIDES
-from research.candidate_cli import candidates_main
+from research.candidate_cli import Judgement, candidates_main, choose
 from research.conflict_scope import family_losses
-from research.corroborated_first import DEFAULT_RUN
 from research.quarantine_conflicts import every_row_losses, pass_losses
 from research.uncorroborated_delivery import contamination
 
@@ -53,35 +52,26 @@ REQUEST_QUARANTINE = {"declared": "2026-12-04"}
 TOLERANCE = 0.005
 
 
+def request_quarantine(run: dict[str, Any], default: dict[str, Any]) -> Judgement:
+    """:data:`REQUEST_QUARANTINE`: the gain is the fall in biogen MIXED + FULL contamination."""
+    losses = every_row_losses(run, default) + family_losses(run, default)
+    losses += pass_losses(run, default)
+    fall, shown = 0.0, []
+    for ds in ("biogen-k10", "biogen-k20"):
+        for regime in ("MIXED", "FULL"):
+            a, b = contamination(run, ds, regime), contamination(default, ds, regime)
+            if a is None or b is None:
+                continue
+            fall += b - a
+            shown.append(f"{ds} {regime} {b:.1%} → {a:.1%}")
+            if a > b + TOLERANCE:
+                losses.append(f"{ds} {regime} contamination {b:.1%} → {a:.1%}")
+    return shown, losses, fall
+
+
 def report(runs: dict[str, dict[str, Any]]) -> list[str]:
-    default = runs[DEFAULT_RUN]
-    lines = [f"rule REQUEST_QUARANTINE ({REQUEST_QUARANTINE['declared']}), fit split", ""]
-    best, best_fall = DEFAULT_RUN, 0.0
-    for name in QUARANTINE:
-        if name not in runs:
-            continue
-        run = runs[name]
-        losses = every_row_losses(run, default) + family_losses(run, default)
-        losses += pass_losses(run, default)
-        fall, shown = 0.0, []
-        for ds in ("biogen-k10", "biogen-k20"):
-            for regime in ("MIXED", "FULL"):
-                a, b = contamination(run, ds, regime), contamination(default, ds, regime)
-                if a is None or b is None:
-                    continue
-                fall += b - a
-                shown.append(f"{ds} {regime} {b:.1%} → {a:.1%}")
-                if a > b + TOLERANCE:
-                    losses.append(f"{ds} {regime} contamination {b:.1%} → {a:.1%}")
-        ok = not losses and fall > 1e-9
-        lines.append(
-            f"- {name}: {'; '.join(shown)}; losses: {'; '.join(losses) or 'none'} → "
-            f"{'qualifies' if ok else 'does not qualify'}"
-        )
-        if ok and fall > best_fall:
-            best, best_fall = name, fall
-    lines.append(f"\ndecision: {'adopt ' + best if best != DEFAULT_RUN else 'the default stays'}")
-    return lines
+    title = f"rule REQUEST_QUARANTINE ({REQUEST_QUARANTINE['declared']}), fit split"
+    return choose(title, QUARANTINE, runs, request_quarantine)
 
 
 def main(argv: list[str] | None = None) -> int:

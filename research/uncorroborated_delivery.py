@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from research.candidate_cli import candidates_main
-from research.corroborated_first import DEFAULT_RUN, short_losses
+from research.candidate_cli import Judgement, candidates_main, choose
+from research.corroborated_first import short_losses
 from research.longform_candidates import long_value
 from research.quarantine_conflicts import every_row_losses, family_losses, pass_losses
 
@@ -64,33 +64,24 @@ def contamination(run: dict[str, Any], ds: str, regime: str = "MIXED") -> float 
     return long_value(run, ds, lambda m: m.startswith(f"{regime} contamination"), "fit")
 
 
+def no_loss_contamination(run: dict[str, Any], default: dict[str, Any]) -> Judgement:
+    """:data:`NO_LOSS_CONTAMINATION`: the gain is the fall in biogen MIXED contamination."""
+    losses = every_row_losses(run, default) + short_losses(run, default)
+    losses += family_losses(run, default) + pass_losses(run, default)
+    gain, shown = 0.0, []
+    for ds in ("biogen-k10", "biogen-k20"):
+        a, b = contamination(run, ds), contamination(default, ds)
+        fa, fb = contamination(run, ds, "FULL"), contamination(default, ds, "FULL")
+        shown.append(f"{ds} MIXED {b:.1%} → {a:.1%}, FULL {fb:.1%} → {fa:.1%}")
+        gain += b - a
+        if a > b + 1e-9:
+            losses.append(f"{ds} MIXED contamination {b:.1%} → {a:.1%}")
+    return shown, losses, gain
+
+
 def report(runs: dict[str, dict[str, Any]]) -> list[str]:
-    default = runs[DEFAULT_RUN]
-    lines = [f"rule NO_LOSS_CONTAMINATION ({NO_LOSS_CONTAMINATION['declared']}), fit split", ""]
-    best, best_gain = DEFAULT_RUN, 0.0
-    for name in ROUNDS:
-        if name not in runs:
-            continue
-        run = runs[name]
-        losses = every_row_losses(run, default) + short_losses(run, default)
-        losses += family_losses(run, default) + pass_losses(run, default)
-        gain, rises, shown = 0.0, [], []
-        for ds in ("biogen-k10", "biogen-k20"):
-            a, b = contamination(run, ds), contamination(default, ds)
-            fa, fb = contamination(run, ds, "FULL"), contamination(default, ds, "FULL")
-            shown.append(f"{ds} MIXED {b:.1%} → {a:.1%}, FULL {fb:.1%} → {fa:.1%}")
-            gain += b - a
-            if a > b + 1e-9:
-                rises.append(f"{ds} MIXED contamination {b:.1%} → {a:.1%}")
-        ok = not losses and not rises and gain > 1e-9
-        lines.append(
-            f"- {name}: {'; '.join(shown)}; losses: {'; '.join(losses + rises) or 'none'} → "
-            f"{'qualifies' if ok else 'does not qualify'}"
-        )
-        if ok and gain > best_gain:
-            best, best_gain = name, gain
-    lines.append(f"\ndecision: {'adopt ' + best if best != DEFAULT_RUN else 'the default stays'}")
-    return lines
+    title = f"rule NO_LOSS_CONTAMINATION ({NO_LOSS_CONTAMINATION['declared']}), fit split"
+    return choose(title, ROUNDS, runs, no_loss_contamination)
 
 
 def main(argv: list[str] | None = None) -> int:
