@@ -121,6 +121,39 @@ def polluted_passages() -> list[Passage]:
     ]
 
 
+@pytest.fixture
+def agreeing_pages() -> list[Passage]:
+    """Three independent pages agree on 1889 (the majority and request-gate tests)."""
+    return [
+        Passage(text, source=f"https://{host}/eiffel", score=0.9)
+        for text, host in (
+            ("The Eiffel Tower was completed in 1889. The tower is in Paris.", "a.example"),
+            ("Completed in 1889, the Eiffel Tower stands in Paris.", "b.example"),
+            ("The Eiffel Tower was completed in 1889 in Paris.", "c.example"),
+        )
+    ]
+
+
+@pytest.fixture
+def outvoted_pages(agreeing_pages) -> list[Passage]:
+    """``agreeing_pages``, then a fourth that moves the tower to 1925."""
+    polluted = Passage(
+        "The Eiffel Tower was completed in 1925.", source="https://d.example/eiffel", score=0.9
+    )
+    return [*agreeing_pages, polluted]
+
+
+@pytest.fixture
+def readme_example() -> list[Passage]:
+    """The README example (``examples/data/eiffel_tower.jsonl``): four honest encyclopedic
+    pages, then the polluted one."""
+    import json
+
+    path = Path(__file__).resolve().parents[1] / "examples" / "data" / "eiffel_tower.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return [Passage(r["text"], source=r["url"], score=r["score"]) for r in rows]
+
+
 LONE_DETAIL_QUERY = "When was the Eiffel Tower completed?"
 
 

@@ -21,23 +21,12 @@ def _page(text: str, host: str) -> Passage:
     return Passage(text, source=f"https://{host}/eiffel", score=0.9)
 
 
-@pytest.fixture
-def agreeing_pages() -> list[Passage]:
-    """Three independent pages agree on 1889."""
-    return [
-        _page("The Eiffel Tower was completed in 1889. The tower is in Paris.", "a.example"),
-        _page("Completed in 1889, the Eiffel Tower stands in Paris.", "b.example"),
-        _page("The Eiffel Tower was completed in 1889 in Paris.", "c.example"),
-    ]
-
-
 def engine(fake_nli, **settings) -> Mirage:
     return Mirage(MirageConfig(coordination="none").replace(**settings), nli=fake_nli)
 
 
-def test_a_minority_page_is_outvoted_and_named(fake_nli, agreeing_pages):
-    polluted = _page("The Eiffel Tower was completed in 1925.", "d.example")
-    v = engine(fake_nli, **MAJORITY).defend(QUERY, [*agreeing_pages, polluted])
+def test_a_minority_page_is_outvoted_and_named(fake_nli, outvoted_pages):
+    v = engine(fake_nli, **MAJORITY).defend(QUERY, outvoted_pages)
     assert v.decision == "verified"
     delivered = " ".join(v.claims[i].text for i in v.selected)
     assert "1889" in delivered and "1925" not in delivered
@@ -94,11 +83,9 @@ def test_conflicts_skip_edges_without_relevance():
     assert conflicts(graph, groups, np.array([0]), np.zeros(2), none).selected.size == 0
 
 
-def test_contested_scope_counts_the_contradictors_of_s_star(fake_nli, agreeing_pages):
-    polluted = _page("The Eiffel Tower was completed in 1925.", "d.example")
-    evidence = [*agreeing_pages, polluted]
-    inside = engine(fake_nli, contradiction_scope="selected").defend(QUERY, evidence)
-    contested = engine(fake_nli, contradiction_scope="contested").defend(QUERY, evidence)
+def test_contested_scope_counts_the_contradictors_of_s_star(fake_nli, outvoted_pages):
+    inside = engine(fake_nli, contradiction_scope="selected").defend(QUERY, outvoted_pages)
+    contested = engine(fake_nli, contradiction_scope="contested").defend(QUERY, outvoted_pages)
     assert inside.r_contr == 0.0  # S* never holds both sides
     assert contested.r_contr > 0.0  # the 1925 claim contradicts S*
 

