@@ -176,16 +176,19 @@ def corroborate(
         p, h = _paraphrase_pairs(embeddings, groups, paraphrase_support)
         p, h = _uncontradicted(graph, p, h)
         premise, hypothesis = np.concatenate([premise, p]), np.concatenate([hypothesis, h])
-    if questions_vouch is False and premise.size:
-        # a question asserts nothing: it neither vouches for a claim nor is vouched for
-        asks = np.fromiter((is_question(c.text) for c in claims), dtype=bool, count=n)
-        keep = ~(asks[premise] | asks[hypothesis])
-        premise, hypothesis = premise[keep], hypothesis[keep]
-    if restating is not None and premise.size:
-        # a sentence made of the query's own words (a question glued on without its "?")
-        # asserts no answer either
-        echoes = np.fromiter((c.tokens <= restating for c in claims), dtype=bool, count=n)
-        keep = ~(echoes[premise] | echoes[hypothesis])
+    if premise.size and (questions_vouch is False or restating is not None):
+        # a question asserts nothing, nor does a sentence made of the query's own words (a
+        # question glued on without its "?"): they neither vouch for a claim nor are vouched for
+        silent = np.fromiter(
+            (
+                (questions_vouch is False and is_question(c.text))
+                or (restating is not None and c.tokens <= restating)
+                for c in claims
+            ),
+            dtype=bool,
+            count=n,
+        )
+        keep = ~(silent[premise] | silent[hypothesis])
         premise, hypothesis = premise[keep], hypothesis[keep]
     if fact_coverage and premise.size:
         covers = _facts_stated(claims, premise, hypothesis, fact_scope)
