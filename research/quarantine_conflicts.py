@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from research.ablation import guarded_losses
-from research.candidate_cli import candidates_main
+from research.candidate_cli import Judgement, candidates_main, choose
 from research.conflict_scope import GAIN_ROWS, family_losses, longform_gain
 from research.corroborated_first import DEFAULT_RUN, short_losses
 from research.longform_candidates import long_value
@@ -90,36 +90,30 @@ def no_loss_gain(
 ) -> list[str]:
     """:data:`NO_LOSS_GAIN` over ``names``: against the candidate runs' guarded and short-QA
     rows, or, with ``complete_rows`` (the rule as amended), every row of two full runs."""
-    default = runs[DEFAULT_RUN]
     title = (
         f"rule NO_LOSS_GAIN, complete rows ({NO_LOSS_GAIN['declared']}), fit split"
         if complete_rows
         else f"rule {NO_LOSS_GAIN['declared']} (no loss, a gain), fit split"
     )
-    lines = [title, ""]
-    best, best_gain = DEFAULT_RUN, 0.0
-    for name in names:
-        if name not in runs:
-            continue
-        run = runs[name]
+
+    def judge(run: dict[str, Any], default: dict[str, Any]) -> Judgement:
         if complete_rows:
-            losses = every_row_losses(run, default)
+            losses = complete_row_losses(run, default)
         else:
             losses = guarded_losses(run, default) + short_losses(run, default)
-        losses += family_losses(run, default) + pass_losses(run, default)
+            losses += family_losses(run, default) + pass_losses(run, default)
         long_gain, rises = longform_gain(run, default)
         fam_gain = family_gain(run, default)
-        gain = long_gain + fam_gain
-        ok = not losses and not rises and (long_gain > 1e-9 or fam_gain > 1e-9)
-        lines.append(
-            f"- {name}: long-form gain {long_gain * 100:+.1f}, family gain {fam_gain * 100:+.1f} "
-            f"points; losses: {'; '.join(losses + rises) or 'none'} → "
-            f"{'qualifies' if ok else 'does not qualify'}"
-        )
-        if ok and gain > best_gain + 1e-9:
-            best, best_gain = name, gain
-    lines.append(f"\ndecision: {'adopt ' + best if best != DEFAULT_RUN else 'the default stays'}")
-    return lines
+        shown = f"long-form gain {long_gain * 100:+.1f}, family gain {fam_gain * 100:+.1f} points"
+        return [shown], losses + rises, long_gain + fam_gain
+
+    return choose(title, names, runs, judge)
+
+
+def complete_row_losses(run: dict[str, Any], default: dict[str, Any]) -> list[str]:
+    """What ``run`` loses against ``default`` on two full runs, fit split: every row of the
+    main table with a goal, every attack-family figure, biogen clean and MIXED pass."""
+    return every_row_losses(run, default) + family_losses(run, default) + pass_losses(run, default)
 
 
 def complete_rows_main(

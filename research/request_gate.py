@@ -29,10 +29,9 @@ from typing import Any
 
 from mirage_core.method_settings import REQUEST_OVERRIDES
 from research.candidate_cli import Judgement, candidates_main, choose
-from research.conflict_scope import family_losses
 from research.corroborated_first import DEFAULT_RUN
 from research.longform_candidates import long_value
-from research.quarantine_conflicts import every_row_losses, no_loss_gain, pass_losses
+from research.quarantine_conflicts import complete_row_losses, no_loss_gain
 from research.uncorroborated_delivery import contamination
 
 #: The request settings of this round, as ``request_overrides`` (declared as
@@ -79,8 +78,7 @@ CEILINGS = {"MIXED": 0.01, "FULL": 0.02}
 
 def delivered_share(run: dict[str, Any], default: dict[str, Any]) -> Judgement:
     """:data:`DELIVERED_SHARE`: the gain is the rise in claims delivered per passing query."""
-    losses = every_row_losses(run, default) + family_losses(run, default)
-    losses += pass_losses(run, default)
+    losses = complete_row_losses(run, default)
     gain, shown = 0.0, []
     pick = "claims delivered per passing clean query"
     for ds in ("biogen-k10", "biogen-k20"):

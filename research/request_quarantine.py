@@ -35,8 +35,7 @@ from typing import Any
 
 from mirage_core.method_settings import REQUEST_OVERRIDES
 from research.candidate_cli import Judgement, candidates_main, choose
-from research.conflict_scope import family_losses
-from research.quarantine_conflicts import every_row_losses, pass_losses
+from research.quarantine_conflicts import complete_row_losses
 from research.uncorroborated_delivery import contamination
 
 QUARANTINE: dict[str, dict[str, Any]] = {
@@ -54,8 +53,7 @@ TOLERANCE = 0.005
 
 def request_quarantine(run: dict[str, Any], default: dict[str, Any]) -> Judgement:
     """:data:`REQUEST_QUARANTINE`: the gain is the fall in biogen MIXED + FULL contamination."""
-    losses = every_row_losses(run, default) + family_losses(run, default)
-    losses += pass_losses(run, default)
+    losses = complete_row_losses(run, default)
     fall, shown = 0.0, []
     for ds in ("biogen-k10", "biogen-k20"):
         for regime in ("MIXED", "FULL"):
