@@ -194,7 +194,7 @@ def main() -> None:
     parser.add_argument(
         "--runtimes",
         default="torch,onnx,onnx-int8",
-        help="runtimes compared (torch, onnx, onnx-int8; '' skips)",
+        help="runtimes compared (torch, onnx, onnx-plain, onnx-int8; '' skips)",
     )
     parser.add_argument("--runtimes-only", action="store_true", help="only the runtime table")
     args = parser.parse_args()

@@ -1,7 +1,8 @@
 """Part 3 of ``benchmarks/perf_engine.py``: the engine on each runtime, side by side.
 
 Runtimes: torch fp32 (TransformersNLI + MiniLMEmbedder), ONNX Runtime fp32 (OnnxNLI +
-OnnxEmbedder) and ONNX Runtime with the static int8 NLI graph (``OnnxNLI(quantize=
+OnnxEmbedder on the fused graphs), the same on the plain graphs (``onnx-plain``: what the fused
+graphs replace) and ONNX Runtime with the static int8 NLI graph (``OnnxNLI(quantize=
 "static-int8")``, the embedder stays fp32). For the default config, NLI and embedding caches
 off, runtimes interleaved query by query: ``defend()`` p50 / p95 per k, the models' share of
 it, and the ratio of each runtime's defend p50 to torch fp32's NLI forward time on the same
@@ -40,13 +41,25 @@ RUNTIMES = {
         "from mirage_core.embeddings import MiniLMEmbedder as E; emb = E(cache_size=0)",
     ),
     "onnx fp32": ("from mirage_core.nli import OnnxNLI as N; nli = N(cache_size=0)", _EMB_ONNX),
+    # the unfused graph the fused one replaces (and the int8 graph is built from)
+    "onnx fp32 plain": (
+        "from mirage_core.nli import OnnxNLI as N; from mirage_core.onnx_models import "
+        "open_session as S; nli = N(cache_size=0); "
+        "nli.session = S(nli.model_dir, graph=nli.model_dir / 'model.onnx')",
+        _EMB_ONNX + "; emb.session = S(emb.model_dir, graph=emb.model_dir / 'model.onnx')",
+    ),
     "onnx int8": (
         "from mirage_core.nli import OnnxNLI as N; nli = N(cache_size=0, quantize='static-int8')",
         _EMB_ONNX,
     ),
 }
 #: --runtimes names
-ALIASES = {"torch": "torch fp32", "onnx": "onnx fp32", "onnx-int8": "onnx int8"}
+ALIASES = {
+    "torch": "torch fp32",
+    "onnx": "onnx fp32",
+    "onnx-plain": "onnx fp32 plain",
+    "onnx-int8": "onnx int8",
+}
 #: mirage's requirements on the torch-free runtime ([onnx]) and on torch ([nli])
 ONNX_ROOTS = ("onnxruntime", "tokenizers", "numpy", "networkx", "pysbd")
 TORCH_ROOTS = (

@@ -3,7 +3,9 @@
 
 A model directory for this runtime holds ``model.onnx`` (written by ``scripts/export_onnx.py``),
 the weights it reads (``model.safetensors``: the graph holds none, it references them),
-``tokenizer.json``, ``config.json`` and optionally ``tokenizer_config.json``. Only
+``tokenizer.json``, ``config.json`` and optionally ``tokenizer_config.json``. When it also holds
+``model.fused.onnx`` (the same encoder with ONNX Runtime's transformer fusions, which the CPU runs
+faster; it references the same weights), fp32 sessions run that one. Only
 ``onnxruntime``, ``tokenizers`` and numpy are imported (``pip install 'mirage-rag[onnx]'``), and
 only when a session or tokenizer is built.
 """
@@ -24,6 +26,7 @@ from mirage_core.errors import ModelNotFoundError
 
 __all__ = [
     "EMBEDDER_DIR",
+    "FUSED_GRAPH",
     "RUNTIME_ENV",
     "PairTokenizer",
     "open_session",
@@ -35,6 +38,8 @@ __all__ = [
 
 #: The packaged all-MiniLM-L6-v2 for the ONNX runtime (fp16 weights, fp32 graph).
 EMBEDDER_DIR: Path = Path(__file__).resolve().parent / "models" / "all-minilm-l6-v2"
+#: the fused fp32 graph, run instead of ``model.onnx`` where a model directory has it
+FUSED_GRAPH = "model.fused.onnx"
 #: ``MIRAGE_RUNTIME=torch|onnx`` forces the runtime of the default NLI backend and embedder.
 RUNTIME_ENV = "MIRAGE_RUNTIME"
 #: metadata key of the weights file's header digest (written by scripts/export_onnx.py)
@@ -102,7 +107,8 @@ def _header_digest(weights: Path) -> str:
 
 
 def open_session(model_dir: Path, threads: int | None = None, graph: Path | None = None) -> Any:
-    """An ONNX Runtime CPU session on ``graph`` (default ``model_dir/model.onnx``).
+    """An ONNX Runtime CPU session on ``graph`` (default ``model_dir/model.fused.onnx`` where
+    there is one, else ``model_dir/model.onnx``).
 
     Threads do not busy-wait between calls (on a shared CPU spinning slows everyone down).
     The graph's weights file must be the one it was exported against (same header digest)."""
@@ -110,7 +116,9 @@ def open_session(model_dir: Path, threads: int | None = None, graph: Path | None
         import onnxruntime as ort
     except ImportError as exc:
         raise ImportError(ONNX_HINT) from exc
-    path = graph or model_dir / "model.onnx"
+    path = graph or (
+        model_dir / FUSED_GRAPH if (model_dir / FUSED_GRAPH).is_file() else model_dir / "model.onnx"
+    )
     opts = ort.SessionOptions()
     if threads is not None:
         opts.intra_op_num_threads = threads

@@ -17,6 +17,15 @@ go through a ``Cast`` to fp32 that ONNX Runtime folds when the session opens: th
 computes with exactly the weights torch computes with (it upcasts the same fp16 values).
 The graph records a digest of the safetensors header (names, dtypes, shapes, offsets), which
 the runtime checks, so a re-saved weights file cannot be read at stale offsets.
+
+Beside each ``model.onnx`` it writes ``model.fused.onnx``, the graph the fp32 runtime runs: the
+encoder exported with eager attention and put through ONNX Runtime's transformer fusions
+(``Attention``, ``SkipLayerNormalization``, ``EmbedLayerNormalization``, ``BiasGelu``), whose
+kernels the CPU runs faster than the plain operators. A fused weight (the packed query / key /
+value projection, a transposed matrix) is computed in the graph from the safetensors tensors it
+is made of (``Cast``, ``Transpose``, ``Concat``), which ONNX Runtime folds when the session
+opens, so the fused graph holds no weights either. ``model.onnx`` stays the plain graph: the
+static int8 variant is built from it (:mod:`mirage_core.nli.int8`).
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ import os
 import shutil
 import struct
 import sys
+import tempfile
 import warnings
 from pathlib import Path
 from typing import Any
@@ -38,6 +48,8 @@ EMBEDDER_DIR = REPO / "mirage_core" / "models" / "all-minilm-l6-v2"
 #: metadata key of the safetensors header digest (read by mirage_core/onnx_models.py)
 HEADER_KEY = "mirage.safetensors_header_sha256"
 OPSET = 17
+#: the fused fp32 graph beside model.onnx (read by mirage_core/onnx_models.py)
+FUSED_GRAPH = "model.fused.onnx"
 
 _ST_TO_ONNX = {"F32": 1, "F16": 10, "BF16": 16, "I64": 7, "I32": 6}  # onnx.TensorProto codes
 
@@ -93,12 +105,52 @@ def export_graph(model: Any, tokenizer: Any, path: Path, output: str, *, pair: b
     return names
 
 
+def _reference(name: str, entry: dict[str, Any], data_start: int, file: str) -> Any:
+    """An ONNX initializer that holds no data: (file, offset, length) of a safetensors tensor."""
+    from onnx import TensorProto
+
+    begin, end = entry["data_offsets"]
+    ref = TensorProto()
+    ref.name = name
+    ref.data_type = _ST_TO_ONNX[entry["dtype"]]
+    ref.dims.extend(entry["shape"])
+    ref.data_location = TensorProto.EXTERNAL
+    for k, v in (
+        ("location", file),
+        ("offset", str(data_start + begin)),
+        ("length", str(end - begin)),
+    ):
+        e = ref.external_data.add()
+        e.key, e.value = k, v
+    return ref
+
+
+def _finish(model: Any, onnx_path: Path, raw_header: bytes) -> None:
+    """Refuse weights left inside the graph, record the header digest, write and check."""
+    import onnx
+    from onnx import numpy_helper
+
+    # nothing big may stay inside the graph: the weights ship once, in the safetensors
+    inline = sum(
+        numpy_helper.to_array(i).nbytes for i in model.graph.initializer if not i.external_data
+    )
+    if inline > 4 << 20:
+        raise RuntimeError(f"{inline} bytes of weights stayed inside {onnx_path.name}")
+    entry = model.metadata_props.add()
+    entry.key, entry.value = HEADER_KEY, hashlib.sha256(raw_header).hexdigest()
+    tmp = onnx_path.with_suffix(f".{os.getpid()}.tmp")
+    with tmp.open("wb") as f:  # plain protobuf: onnx.save would try to relocate external data
+        f.write(model.SerializeToString())
+    onnx.checker.check_model(str(tmp))  # beside the weights: their references are checked too
+    os.replace(tmp, onnx_path)
+
+
 def link_weights(onnx_path: Path, weights: Path, prefixes: tuple[str, ...] = ("", "inner.")) -> int:
     """Replace each initializer of ``onnx_path`` that is a tensor of ``weights`` (same name up
     to ``prefixes``, same shape) by an external-data reference into ``weights``; an fp16 or bf16
     tensor is referenced as such and cast to fp32 in the graph. Returns how many were linked."""
     import onnx
-    from onnx import TensorProto, helper, numpy_helper
+    from onnx import helper
 
     header, data_start, raw = safetensors_header(weights)
     model = onnx.load(str(onnx_path))
@@ -119,41 +171,138 @@ def link_weights(onnx_path: Path, weights: Path, prefixes: tuple[str, ...] = (""
         if entry is None or list(entry["shape"]) != list(init.dims):
             kept.append(init)
             continue
-        begin, end = entry["data_offsets"]
-        dtype = _ST_TO_ONNX[entry["dtype"]]
-        target = init.data_type
-        ref = TensorProto()
-        ref.name = init.name if dtype == target else f"{init.name}__stored"
-        ref.data_type = dtype
-        ref.dims.extend(init.dims)
-        ref.data_location = TensorProto.EXTERNAL
-        for k, v in (
-            ("location", weights.name),
-            ("offset", str(data_start + begin)),
-            ("length", str(end - begin)),
-        ):
-            e = ref.external_data.add()
-            e.key, e.value = k, v
-        if dtype != target:
-            casts.append(helper.make_node("Cast", [ref.name], [init.name], to=target))
+        same = _ST_TO_ONNX[entry["dtype"]] == init.data_type
+        ref = _reference(
+            init.name if same else f"{init.name}__stored", entry, data_start, weights.name
+        )
+        if not same:
+            casts.append(helper.make_node("Cast", [ref.name], [init.name], to=init.data_type))
         kept.append(ref)
         linked += 1
     del graph.initializer[:]
     graph.initializer.extend(kept)
     for node in reversed(casts):
         graph.node.insert(0, node)
-    # nothing big may stay inside the graph: the weights ship once, in the safetensors
-    inline = sum(numpy_helper.to_array(i).nbytes for i in graph.initializer if not i.external_data)
-    if inline > 4 << 20:
-        raise RuntimeError(f"{inline} bytes of weights stayed inside {onnx_path.name}")
-    entry = model.metadata_props.add()
-    entry.key, entry.value = HEADER_KEY, hashlib.sha256(raw).hexdigest()
-    tmp = onnx_path.with_suffix(f".{os.getpid()}.tmp")
-    with tmp.open("wb") as f:  # plain protobuf: onnx.save would try to relocate external data
-        f.write(model.SerializeToString())
-    onnx.checker.check_model(str(tmp))  # beside the weights: their references are checked too
-    os.replace(tmp, onnx_path)
+    _finish(model, onnx_path, raw)
     return linked
+
+
+def _stored_index(weights: Path) -> tuple[dict[tuple[Any, ...], tuple[str, bool]], dict[str, Any]]:
+    """Each tensor of ``weights`` (as fp32) and, for a matrix, its transpose, keyed by shape and
+    content: ``(shape, sha1) -> (name, transposed)``; and the tensors' header entries."""
+    import numpy as np
+    from safetensors.numpy import load_file
+
+    index: dict[tuple[Any, ...], tuple[str, bool]] = {}
+    for name, value in load_file(str(weights)).items():
+        if not np.issubdtype(value.dtype, np.floating):
+            continue
+        a = value.astype(np.float32)
+        for transposed, view in ((False, a), (True, a.T)):
+            if transposed and a.ndim != 2:
+                continue
+            key = (view.shape, hashlib.sha1(np.ascontiguousarray(view).tobytes()).hexdigest())
+            index.setdefault(key, (name, transposed))
+    header, _, _ = safetensors_header(weights)
+    return index, header
+
+
+def _lookup(index: dict[tuple[Any, ...], tuple[str, bool]], part: Any) -> tuple[str, bool] | None:
+    import numpy as np
+
+    key = (part.shape, hashlib.sha1(np.ascontiguousarray(part).tobytes()).hexdigest())
+    return index.get(key)
+
+
+def fuse_graph(plain: Path, out: Path, num_heads: int, hidden_size: int) -> Any:
+    """ONNX Runtime's BERT fusions of a plain fp32 export (weights inside): the fused model."""
+    from onnxruntime.transformers import optimizer
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fused = optimizer.optimize_model(
+            str(plain),
+            model_type="bert",
+            num_heads=num_heads,
+            hidden_size=hidden_size,
+            opt_level=1,
+            use_gpu=False,
+        )
+    fused.save_model_to_file(str(out))
+    return out
+
+
+def link_fused_weights(onnx_path: Path, weights: Path) -> int:
+    """Replace each weight of the fused graph ``onnx_path`` by the safetensors tensors it is
+    made of: a tensor, its transpose, or (the packed query / key / value projection and bias)
+    three of them side by side along the last axis, each referenced, cast to fp32, transposed
+    and concatenated in the graph. Returns how many weights were linked."""
+    import numpy as np
+    import onnx
+    from onnx import helper, numpy_helper
+
+    index, header = _stored_index(weights)
+    _, data_start, raw = safetensors_header(weights)
+    model = onnx.load(str(onnx_path))
+    graph = model.graph
+    nodes: list[Any] = []
+    refs: dict[str, str] = {}  # stored tensor -> its fp32 value's name in the graph
+    kept: list[Any] = []
+    linked = 0
+
+    def fp32_of(name: str, transposed: bool) -> str:
+        if name not in refs:
+            entry = header[name]
+            ref = _reference(f"{name}__stored", entry, data_start, weights.name)
+            kept.append(ref)
+            refs[name] = f"{name}__f32"
+            nodes.append(helper.make_node("Cast", [ref.name], [refs[name]], to=1))
+        if not transposed:
+            return refs[name]
+        out = f"{name}__t"
+        if not any(out in n.output for n in nodes):
+            nodes.append(helper.make_node("Transpose", [refs[name]], [out], perm=[1, 0]))
+        return out
+
+    for init in graph.initializer:
+        value = numpy_helper.to_array(init)
+        if value.dtype != np.float32 or value.size < 2:
+            kept.append(init)
+            continue
+        match = _lookup(index, value)
+        parts = [match] if match else []
+        if not parts and value.shape[-1] % 3 == 0:
+            parts = [_lookup(index, p) for p in np.split(value, 3, axis=-1)]
+        if not parts or not all(parts):
+            kept.append(init)
+            continue
+        sources = [fp32_of(name, transposed) for name, transposed in parts]
+        if len(sources) == 1:
+            nodes.append(helper.make_node("Identity", sources, [init.name]))
+        else:
+            nodes.append(helper.make_node("Concat", sources, [init.name], axis=-1))
+        linked += 1
+    del graph.initializer[:]
+    graph.initializer.extend(kept)
+    for node in reversed(nodes):
+        graph.node.insert(0, node)
+    _finish(model, onnx_path, raw)
+    return linked
+
+
+def export_fused(model: Any, tokenizer: Any, model_dir: Path, output: str, *, pair: bool) -> Path:
+    """``model_dir/model.fused.onnx``: ``model`` (loaded with eager attention, whose pattern the
+    fusions recognize) exported, fused and linked to ``model_dir/model.safetensors``."""
+    out = model_dir / FUSED_GRAPH
+    with tempfile.TemporaryDirectory() as tmp:
+        plain = Path(tmp) / "plain.onnx"
+        export_graph(model, tokenizer, plain, output, pair=pair)
+        fuse_graph(plain, out, model.config.num_attention_heads, model.config.hidden_size)
+    n = link_fused_weights(out, model_dir / "model.safetensors")
+    print(
+        f"{out}: {n} fused weights linked to model.safetensors, {out.stat().st_size / 1e3:.0f} kB"
+    )
+    return out
 
 
 def export_nli(model_dir: Path, out: Path | None = None) -> Path:
@@ -166,6 +315,11 @@ def export_nli(model_dir: Path, out: Path | None = None) -> Path:
     export_graph(model, tokenizer, out, "logits", pair=True)
     n = link_weights(out, model_dir / "model.safetensors")
     print(f"{out}: {n} weights linked to model.safetensors, {out.stat().st_size / 1e3:.0f} kB")
+    if out.parent == model_dir:
+        eager = AutoModelForSequenceClassification.from_pretrained(
+            str(model_dir), attn_implementation="eager"
+        )
+        export_fused(eager, tokenizer, model_dir, "logits", pair=True)
     return out
 
 
@@ -191,6 +345,8 @@ def export_embedder(src: Path, out_dir: Path, *, fp16: bool = True) -> Path:
     export_graph(stored, tokenizer, graph, "last_hidden_state", pair=False)
     n = link_weights(graph, out_dir / "model.safetensors")
     print(f"{graph}: {n} weights linked to model.safetensors, {graph.stat().st_size / 1e3:.0f} kB")
+    eager = AutoModel.from_pretrained(str(out_dir), attn_implementation="eager").float().eval()
+    export_fused(eager, tokenizer, out_dir, "last_hidden_state", pair=False)
     return graph
 
 
@@ -218,8 +374,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--nli-dir", type=Path, default=NLI_DIR)
     parser.add_argument("--embedder-src", type=Path, default=None, help="default: the gt package")
     parser.add_argument("--embedder-dir", type=Path, default=EMBEDDER_DIR)
-    parser.add_argument("--only", choices=("nli", "embedder"), default=None)
+    parser.add_argument(
+        "--only",
+        choices=("nli", "embedder", "fused"),
+        default=None,
+        help="fused: only the fused graphs, from the weights already in both directories",
+    )
     args = parser.parse_args(argv)
+    if args.only == "fused":
+        from transformers import AutoModel, AutoModelForSequenceClassification, AutoTokenizer
+
+        for model_dir, cls, output, pair in (
+            (args.nli_dir, AutoModelForSequenceClassification, "logits", True),
+            (args.embedder_dir, AutoModel, "last_hidden_state", False),
+        ):
+            model = cls.from_pretrained(str(model_dir), attn_implementation="eager")
+            tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
+            export_fused(model.float().eval(), tokenizer, model_dir, output, pair=pair)
+        return 0
     if args.only != "embedder":
         export_nli(args.nli_dir)
     if args.only != "nli":

@@ -71,8 +71,10 @@ def test_shipped_onnx_graphs_hold_no_weights() -> None:
     safetensors beside them."""
     models = ROOT / "mirage_core" / "models"
     for name in ("mirage-nli-minilm-l6", "all-minilm-l6-v2"):
-        graph, weights = models / name / "model.onnx", models / name / "model.safetensors"
-        assert graph.stat().st_size < 1_000_000 < weights.stat().st_size, name
+        weights = models / name / "model.safetensors"
+        for graph in ("model.onnx", "model.fused.onnx"):
+            assert (models / name / graph).stat().st_size < 1_000_000 < weights.stat().st_size
+        assert b"Attention" in (models / name / "model.fused.onnx").read_bytes(), name
     # the static int8 variant ships its calibrated ranges only, not an int8 copy of the weights
     ranges = models / "mirage-nli-minilm-l6" / "int8-ranges.json"
     assert ranges.stat().st_size < 100_000

@@ -26,6 +26,7 @@ pytest.importorskip("tokenizers")
 from mirage_core.errors import ModelNotFoundError
 from mirage_core.nli import NLIBackend, OnnxNLI, TransformersNLI, default_nli
 from mirage_core.nli.loading import load_backend
+from mirage_core.onnx_models import open_session
 from tests.conftest import load_script
 from tests.core.nli.pairs import HYPOTHESES, PREMISES
 
@@ -80,9 +81,26 @@ def test_tokenization_equals_transformers(onnx_nli: OnnxNLI, tiny_nli: Transform
 
 def test_graph_holds_no_weights(onnx_dir: Path) -> None:
     """Every weight is read from model.safetensors: shipped once, whichever runtime reads it."""
-    assert (onnx_dir / "model.onnx").stat().st_size < (
-        onnx_dir / "model.safetensors"
-    ).stat().st_size
+    weights = (onnx_dir / "model.safetensors").stat().st_size
+    for graph in ("model.onnx", "model.fused.onnx"):
+        assert (onnx_dir / graph).stat().st_size < weights, graph
+
+
+def test_fused_graph_runs_and_matches_the_plain_graph(onnx_dir: Path, onnx_nli: OnnxNLI) -> None:
+    """The fp32 session runs the fused graph (its packed attention weights are built from the
+    safetensors when the session opens); it computes what the plain graph computes."""
+    import onnx
+
+    fused = onnx.load(str(onnx_dir / "model.fused.onnx"), load_external_data=False)
+    ops = {n.op_type for n in fused.graph.node}
+    assert {"Attention", "SkipLayerNormalization", "EmbedLayerNormalization"} <= ops
+    assert "Softmax" not in ops  # no attention left unfused
+    assert onnx_nli.session._model_path.endswith("model.fused.onnx")
+    plain = OnnxNLI(onnx_dir, cache_size=0, batch_size=3)
+    plain.session = open_session(onnx_dir, graph=onnx_dir / "model.onnx")
+    np.testing.assert_allclose(
+        onnx_nli.predict(PREMISES, HYPOTHESES), plain.predict(PREMISES, HYPOTHESES), atol=1e-5
+    )
 
 
 def test_label_order_comes_from_id2label(onnx_dir: Path, onnx_nli: OnnxNLI, tmp_path: Path) -> None:
