@@ -125,11 +125,18 @@ def _reference(name: str, entry: dict[str, Any], data_start: int, file: str) -> 
     return ref
 
 
-def _finish(model: Any, onnx_path: Path, raw_header: bytes) -> None:
-    """Refuse weights left inside the graph, record the header digest, write and check."""
+def _finish(
+    model: Any, onnx_path: Path, raw_header: bytes, initializers: list[Any], nodes: list[Any]
+) -> None:
+    """Give the graph ``initializers`` and put ``nodes`` (what computes the weights from their
+    references) first; refuse weights left inside it, record the header digest, write, check."""
     import onnx
     from onnx import numpy_helper
 
+    del model.graph.initializer[:]
+    model.graph.initializer.extend(initializers)
+    for node in reversed(nodes):
+        model.graph.node.insert(0, node)
     # nothing big may stay inside the graph: the weights ship once, in the safetensors
     inline = sum(
         numpy_helper.to_array(i).nbytes for i in model.graph.initializer if not i.external_data
@@ -154,11 +161,10 @@ def link_weights(onnx_path: Path, weights: Path, prefixes: tuple[str, ...] = (""
 
     header, data_start, raw = safetensors_header(weights)
     model = onnx.load(str(onnx_path))
-    graph = model.graph
     casts = []
     kept = []
     linked = 0
-    for init in graph.initializer:
+    for init in model.graph.initializer:
         key = next(
             (
                 init.name[len(p) :]
@@ -179,11 +185,7 @@ def link_weights(onnx_path: Path, weights: Path, prefixes: tuple[str, ...] = (""
             casts.append(helper.make_node("Cast", [ref.name], [init.name], to=init.data_type))
         kept.append(ref)
         linked += 1
-    del graph.initializer[:]
-    graph.initializer.extend(kept)
-    for node in reversed(casts):
-        graph.node.insert(0, node)
-    _finish(model, onnx_path, raw)
+    _finish(model, onnx_path, raw, kept, casts)
     return linked
 
 
@@ -244,7 +246,6 @@ def link_fused_weights(onnx_path: Path, weights: Path) -> int:
     index, header = _stored_index(weights)
     _, data_start, raw = safetensors_header(weights)
     model = onnx.load(str(onnx_path))
-    graph = model.graph
     nodes: list[Any] = []
     refs: dict[str, str] = {}  # stored tensor -> its fp32 value's name in the graph
     kept: list[Any] = []
@@ -264,7 +265,7 @@ def link_fused_weights(onnx_path: Path, weights: Path) -> int:
             nodes.append(helper.make_node("Transpose", [refs[name]], [out], perm=[1, 0]))
         return out
 
-    for init in graph.initializer:
+    for init in model.graph.initializer:
         value = numpy_helper.to_array(init)
         if value.dtype != np.float32 or value.size < 2:
             kept.append(init)
@@ -282,11 +283,7 @@ def link_fused_weights(onnx_path: Path, weights: Path) -> int:
         else:
             nodes.append(helper.make_node("Concat", sources, [init.name], axis=-1))
         linked += 1
-    del graph.initializer[:]
-    graph.initializer.extend(kept)
-    for node in reversed(nodes):
-        graph.node.insert(0, node)
-    _finish(model, onnx_path, raw)
+    _finish(model, onnx_path, raw, kept, nodes)
     return linked
 
 
