@@ -1,0 +1,68 @@
+"""Why an attack family's evidence passes or falls back: the default's verdict reasons on one
+PoisonedRAG family set, by regime, fit split only (a diagnostic; it changes nothing).
+
+    python -m research.family_reasons poisonedrag-nq:several_answers [--regime full] [--show 3]
+
+``--show N`` also prints the first N sets of the regime: each passage's publisher and opening,
+the verdict, and whether the correct / planted answer reached what was delivered.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections import Counter
+from pathlib import Path
+
+from benchmarks._pair_store import PersistentEmbedder, PersistentNLI, model_digest
+from mirage_core import Mirage, MirageConfig
+from mirage_core.evaluation.calibrate import split_queries
+from mirage_core.evaluation.datasets import load_dataset
+from research.longform_reasons import STORE, reason_kind
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("dataset", help="e.g. poisonedrag-nq:gemini (benchmarks/scoreboard.py names)")
+    p.add_argument("--regime", default="mixed", choices=("clean", "mixed", "full"))
+    p.add_argument("--n", type=int, default=20, help="questions loaded (the scoreboard: 20)")
+    p.add_argument("--config", default=None)
+    p.add_argument("--show", type=int, default=0)
+    args = p.parse_args(argv)
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    from mirage_core.embeddings import MiniLMEmbedder
+    from mirage_core.nli.transformers_nli import TransformersNLI
+
+    inner = TransformersNLI(None, batch_size=64)
+    nli = PersistentNLI(inner, STORE, model_digest(inner.name))
+    embedder = PersistentEmbedder(
+        MiniLMEmbedder(), Path(STORE).with_name("vectors.sqlite"), "all-MiniLM-L6-v2"
+    )
+    config = MirageConfig.from_file(args.config) if args.config else MirageConfig()
+    mirage = Mirage(config, nli=nli, embedder=embedder)
+    ds = load_dataset(args.dataset, limit=args.n, seed=0)
+    fit = set(split_queries([i.qid for i in ds.instances], 0.5, 0)[0])
+    sets = [i for i in ds.instances if i.qid in fit and i.regime == args.regime]
+    kinds: Counter[tuple[str, str]] = Counter()
+    for n, inst in enumerate(sets):
+        verdict = mirage.defend(inst.query, inst.passages)
+        kinds[(verdict.decision, reason_kind(verdict.reason))] += 1
+        if n >= args.show:
+            continue
+        delivered = " ".join(c.text for c in verdict.verified_claims).lower()
+        found = {
+            "correct": any(a.lower() in delivered for a in inst.correct),
+            "planted": any(a.lower() in delivered for a in inst.incorrect),
+        }
+        print(f"\n{inst.query} | correct {inst.correct[:2]} | planted {inst.incorrect[:2]}")
+        for i, passage in enumerate(inst.passages):
+            print(f"  [{i}] {passage.domain}: {passage.text[:160]!r}")
+        print(f"  -> {verdict.decision}: {verdict.reason[:300]}; delivered {found}")
+    print(f"\n{args.dataset} {args.regime}, fit split: {len(sets)} sets")
+    for (decision, kind), n in kinds.most_common():
+        print(f"  {n:3d} {decision:9s} {kind}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
