@@ -29,7 +29,7 @@ from mirage_core.types import Claim
 
 if TYPE_CHECKING:
     from mirage_core.config import MirageConfig
-    from mirage_core.method_settings import FactScope
+    from mirage_core.method_settings import FactScope, ParaphraseVeto
 
 __all__ = [
     "Corroboration",
@@ -135,12 +135,16 @@ def _paraphrase_pairs(
 
 
 def _uncontradicted(
-    graph: ClaimGraph, premise: np.ndarray, hypothesis: np.ndarray
+    graph: ClaimGraph, premise: np.ndarray, hypothesis: np.ndarray, veto: ParaphraseVeto
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The (supporter, claim) pairs between which the claim graph holds no counted
-    contradiction, in either direction: a close paraphrase that the NLI model read as a
-    contradiction (a flipped polarity states the same facts) corroborates nothing."""
-    counted = graph.w_contr > 0
+    """The (supporter, claim) pairs between which the claim graph holds no contradiction, in
+    either direction: a close paraphrase that the NLI model read as a contradiction (a flipped
+    polarity states the same facts) corroborates nothing. ``veto``: a counted contradiction
+    (``w_contr > 0``), or any reading that leans to it (``p_contra > p_entail``)."""
+    if veto == "leaning":
+        counted = graph.probs[:, 2] > graph.probs[:, 0]
+    else:
+        counted = graph.w_contr > 0
     if not counted.any() or not premise.size:
         return premise, hypothesis
     n = max(graph.n_claims, 1)
@@ -160,10 +164,12 @@ def corroborate(
     fact_scope: FactScope = "sentence",
     questions_vouch: bool = True,
     restating: frozenset[str] | None = None,
+    paraphrase_veto: ParaphraseVeto = "counted",
 ) -> Corroboration:
     """Who corroborates each claim: NLI support from another group, paraphrase neighbours of
     another group that the NLI model does not read as a contradiction (``embeddings``:
-    L2-normalized claim rows, with ``paraphrase_support``), each
+    L2-normalized claim rows, with ``paraphrase_support``; ``paraphrase_veto``: which reading
+    counts as one), each
     kept only if it states every fact of the claim when ``fact_coverage`` is set (in its own
     sentence, or with ``fact_scope="passage"`` anywhere in its passage); with
     ``questions_vouch=False`` no edge from or to a question counts, and with ``restating``
@@ -174,7 +180,7 @@ def corroborate(
     premise, hypothesis = graph.premise[into], graph.hypothesis[into]
     if embeddings is not None and paraphrase_support is not None and n:
         p, h = _paraphrase_pairs(embeddings, groups, paraphrase_support)
-        p, h = _uncontradicted(graph, p, h)
+        p, h = _uncontradicted(graph, p, h, paraphrase_veto)
         premise, hypothesis = np.concatenate([premise, p]), np.concatenate([hypothesis, h])
     if premise.size and (questions_vouch is False or restating is not None):
         # a question asserts nothing, nor does a sentence made of the query's own words (a
@@ -237,4 +243,5 @@ def configured_corroboration(
         fact_scope=m.fact_scope,
         questions_vouch=m.questions_vouch,
         restating=None if m.restatements_vouch else query_tokens,
+        paraphrase_veto=m.paraphrase_veto,
     )

@@ -47,6 +47,7 @@ FactScope = Literal["sentence", "passage"]
 CorroboratedOnly = Literal["none", "selection", "delivery"]
 ConflictScope = Literal["selected", "delivered"]
 UncorroboratedDelivery = Literal["selected", "most_relevant", "part_and_most_relevant", "fallback"]
+ParaphraseVeto = Literal["counted", "leaning"]
 
 
 #: What a request for an account is defended with (``MethodSettings.request_overrides``):
@@ -187,6 +188,11 @@ class MethodSettings:
     paraphrase_support: float | None = field(default=None, metadata=rule("unit", optional=True))
     """Claims of another group whose embeddings are at least this close corroborate a claim as
     NLI support does (``None``: NLI support only; :mod:`mirage_core.corroboration`)."""
+    paraphrase_veto: ParaphraseVeto = "counted"
+    """Which NLI reading of a paraphrase pair stops it from corroborating: a contradiction the
+    gate counts (``"counted"``: p_contra ≥ κ), or one the model leans to in either direction
+    (``"leaning"``: p_contra > p_entail; the pair must have been read, see
+    ``paraphrase_pairs``)."""
     fact_coverage: bool = field(default=True, metadata=rule("bool"))
     """A supporter corroborates a claim only if it states every number, month and name of it."""
     fact_scope: FactScope = "sentence"

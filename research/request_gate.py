@@ -24,6 +24,9 @@ the committed scoreboard.
     bash research/run_full_round.sh research/results/request-gate-4 \
         research/candidates/requests-embedding-partners.json \
         research/candidates/requests-paraphrase-pairs.json
+    bash research/run_full_round.sh research/results/request-gate-5 \
+        research/candidates/requests-paraphrase-veto.json \
+        research/candidates/requests-paraphrase-veto-0.7.json
 """
 
 from __future__ import annotations
@@ -85,6 +88,28 @@ ROUND_4: dict[str, dict[str, Any]] = {
         "method": {"request_overrides": {**REQUEST_OVERRIDES, "paraphrase_pairs": True}}
     },
 }
+#: The fifth round (declared 2026-12-05, before it ran; rule :data:`DELIVERED_SHARE`, against
+#: the committed default). The NLI model calls 30–40% of the fact-covering paraphrases between
+#: two clean pages an entailment (``research/results/paraphrase_entailment.txt``), so NLI alone
+#: leaves most of them uncorroborated; the third round's paraphrase support let polarity flips
+#: through, because a paraphrase was stopped only by a contradiction the gate counts (p_contra
+#: ≥ κ). Here every close pair is read (``paraphrase_pairs``) and a paraphrase corroborates
+#: unless the model leans to contradiction in either direction (``paraphrase_veto="leaning"``).
+PARAPHRASE_READ = {**REQUEST_OVERRIDES, "paraphrase_pairs": True, "paraphrase_veto": "leaning"}
+ROUND_5: dict[str, dict[str, Any]] = {
+    "requests-paraphrase-veto": {
+        "method": {"request_overrides": {**PARAPHRASE_READ, "paraphrase_support": 0.8}}
+    },
+    "requests-paraphrase-veto-0.7": {
+        "method": {
+            "request_overrides": {
+                **PARAPHRASE_READ,
+                "paraphrase_support": 0.7,
+                "paraphrase_threshold": 0.7,
+            }
+        }
+    },
+}
 #: Rule of the second round, on the fit split of two full runs: nothing lost (every row of the
 #: main table with a goal, every family figure, biogen clean and MIXED pass); neither biogen's
 #: worst-family MIXED or FULL contamination higher, unless it stays within its goal (1% / 2%);
@@ -118,11 +143,13 @@ def report(runs: dict[str, dict[str, Any]]) -> list[str]:
         out += ["", *choose(title, {**ROUND_2, **ROUND_3}, runs, delivered_share)]
     if any(r in runs for r in ROUND_4):
         out += ["", *choose(f"{title}; fourth round", ROUND_4, runs, delivered_share)]
+    if any(r in runs for r in ROUND_5):
+        out += ["", *choose(f"{title}; fifth round", ROUND_5, runs, delivered_share)]
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
-    rounds = {**REQUEST_GATE, **ROUND_2, **ROUND_3, **ROUND_4}
+    rounds = {**REQUEST_GATE, **ROUND_2, **ROUND_3, **ROUND_4, **ROUND_5}
     return candidates_main(argv, __doc__, rounds, report)
 
 

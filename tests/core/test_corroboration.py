@@ -169,6 +169,38 @@ def test_a_paraphrase_the_nli_model_contradicts_corroborates_nothing():
     assert read.counts.tolist() == [0, 0, 0]
 
 
+def test_a_paraphrase_the_nli_model_leans_to_contradict_corroborates_nothing_when_leaning_vetoes():
+    claims = _claims(
+        [("Sales rose in May.", "a"), ("Sales fell in May.", "b"), ("Cats purr.", "c")]
+    )
+    emb = np.array([[1.0, 0.0], [0.96, 0.28], [0.0, 1.0]])
+    # read, one direction leaning to contradiction below κ: no counted contradiction
+    leaning = build_graph(
+        claims,
+        np.array([0]),
+        np.array([1]),
+        np.array([[0.30, 0.25, 0.45], [0.50, 0.30, 0.20]]),
+        MirageConfig(),
+    )
+    assert leaning.graph.w_contr.max() == 0
+    counted = corroborate(claims, leaning, embeddings=emb, paraphrase_support=0.9)
+    assert counted.counts.tolist() == [1, 1, 0]
+    vetoed = corroborate(
+        claims, leaning, embeddings=emb, paraphrase_support=0.9, paraphrase_veto="leaning"
+    )
+    assert vetoed.counts.tolist() == [0, 0, 0]
+    # a reading too weak for an NLI support edge, leaning away from contradiction, still lets
+    # the paraphrase corroborate under "leaning"
+    agreeing = build_graph(
+        claims, np.array([0]), np.array([1]), np.array([[0.45, 0.40, 0.15]] * 2), MirageConfig()
+    )
+    assert agreeing.graph.w_supp.max() == 0
+    kept = corroborate(
+        claims, agreeing, embeddings=emb, paraphrase_support=0.9, paraphrase_veto="leaning"
+    )
+    assert kept.counts.tolist() == [1, 1, 0]
+
+
 @pytest.fixture
 def eiffel() -> list[Passage]:
     return [
