@@ -166,10 +166,12 @@ class MethodSettings:
     """With embeddings, a flagged group takes in the passages whose mean cosine to its members
     is at least the group's own mean cosine minus this (``None``: off)."""
     coordination_self_conflict: float | None = field(
-        default=0.9, metadata=rule("unit", optional=True)
+        default=None, metadata=rule("unit", optional=True)
     )
     """A flagged group two of whose passages contradict each other (``w_contr`` at least this)
-    is released, not quarantined (``None``: off)."""
+    is released, not quarantined (``None``: off). Off for a question: planted passages that
+    each list different decoys beside one answer contradict each other too; a request for an
+    account releases at 0.8 (``request_overrides``)."""
     coordinated_min_support: int | None = field(
         default=None, metadata=rule("int", minimum=0, optional=True)
     )

