@@ -10,15 +10,12 @@ the verdict, and whether the correct / planted answer reached what was delivered
 from __future__ import annotations
 
 import argparse
-import os
 from collections import Counter
-from pathlib import Path
 
-from benchmarks._pair_store import PersistentEmbedder, PersistentNLI, model_digest
 from mirage_core import Mirage, MirageConfig
 from mirage_core.evaluation.calibrate import split_queries
 from mirage_core.evaluation.datasets import load_dataset
-from research.longform_reasons import STORE, reason_kind
+from research.longform_reasons import reason_kind, stored_models
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -29,15 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--config", default=None)
     p.add_argument("--show", type=int, default=0)
     args = p.parse_args(argv)
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    from mirage_core.embeddings import MiniLMEmbedder
-    from mirage_core.nli.transformers_nli import TransformersNLI
-
-    inner = TransformersNLI(None, batch_size=64)
-    nli = PersistentNLI(inner, STORE, model_digest(inner.name))
-    embedder = PersistentEmbedder(
-        MiniLMEmbedder(), Path(STORE).with_name("vectors.sqlite"), "all-MiniLM-L6-v2"
-    )
+    nli, embedder = stored_models()
     config = MirageConfig.from_file(args.config) if args.config else MirageConfig()
     mirage = Mirage(config, nli=nli, embedder=embedder)
     ds = load_dataset(args.dataset, limit=args.n, seed=0)

@@ -28,14 +28,9 @@ def reason_kind(reason: str) -> str:
     return re.sub(r"\d+(\.\d+)?", "#", head)[:110]
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--k", type=int, default=10)
-    p.add_argument("--config", default=None)
-    p.add_argument("--biogen", default="../shared/data/biogen-dev/biogen-dev.jsonl")
-    p.add_argument("--split", default="fit")
-    p.add_argument("--gpe", action="store_true", help="gpe-eval pages (100 queries) at --k")
-    args = p.parse_args(argv)
+def stored_models() -> tuple[PersistentNLI, PersistentEmbedder]:
+    """The packaged NLI model (torch) and all-MiniLM-L6-v2 behind the scoreboard's persistent
+    stores (``STORE`` and the vectors beside it): pairs scored before are read, not rescored."""
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     from mirage_core.embeddings import MiniLMEmbedder
     from mirage_core.nli.transformers_nli import TransformersNLI
@@ -45,6 +40,18 @@ def main(argv: list[str] | None = None) -> int:
     embedder = PersistentEmbedder(
         MiniLMEmbedder(), Path(STORE).with_name("vectors.sqlite"), "all-MiniLM-L6-v2"
     )
+    return nli, embedder
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--k", type=int, default=10)
+    p.add_argument("--config", default=None)
+    p.add_argument("--biogen", default="../shared/data/biogen-dev/biogen-dev.jsonl")
+    p.add_argument("--split", default="fit")
+    p.add_argument("--gpe", action="store_true", help="gpe-eval pages (100 queries) at --k")
+    args = p.parse_args(argv)
+    nli, embedder = stored_models()
     config = MirageConfig.from_file(args.config) if args.config else MirageConfig()
     ds = gpe(args.k, 100, 0) if args.gpe else biogen(Path(args.biogen), args.k, None, 0)
     fit, _ = split_queries([i.qid for i in ds.instances], 0.5, 0)

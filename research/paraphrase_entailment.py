@@ -14,18 +14,16 @@ claims have such a paraphrase, how many of those pairs the model calls an entail
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
 import numpy as np
 
-from benchmarks._pair_store import PersistentEmbedder, PersistentNLI, model_digest
 from benchmarks.scoreboard import biogen
 from mirage_core import Mirage, MirageConfig
 from mirage_core.corroboration import claim_facts
 from mirage_core.evaluation.calibrate import split_queries
 from mirage_core.factcheck import fact_tokens
-from research.longform_reasons import STORE
+from research.longform_reasons import stored_models
 
 
 def _words(text: str) -> frozenset[str]:
@@ -38,15 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cos", type=float, default=0.8)
     p.add_argument("--biogen", default="../shared/data/biogen-dev/biogen-dev.jsonl")
     args = p.parse_args(argv)
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    from mirage_core.embeddings import MiniLMEmbedder
-    from mirage_core.nli.transformers_nli import TransformersNLI
-
-    inner = TransformersNLI(None, batch_size=64)
-    nli = PersistentNLI(inner, STORE, model_digest(inner.name))
-    embedder = PersistentEmbedder(
-        MiniLMEmbedder(), Path(STORE).with_name("vectors.sqlite"), "all-MiniLM-L6-v2"
-    )
+    nli, embedder = stored_models()
     mirage = Mirage(MirageConfig(), nli=nli, embedder=embedder)
     ds = biogen(Path(args.biogen), args.k, None, 0)
     fit = set(split_queries([i.qid for i in ds.instances], 0.5, 0)[0])
