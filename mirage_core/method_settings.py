@@ -26,6 +26,7 @@ __all__ = [
     "FactScope",
     "Linkage",
     "MethodSettings",
+    "ParaphraseVeto",
     "PartnerRanking",
     "QuarantinedConflicts",
     "Relevance",

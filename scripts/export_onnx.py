@@ -189,35 +189,33 @@ def link_weights(onnx_path: Path, weights: Path, prefixes: tuple[str, ...] = (""
     return linked
 
 
-def _stored_index(weights: Path) -> tuple[dict[tuple[Any, ...], tuple[str, bool]], dict[str, Any]]:
-    """Each tensor of ``weights`` (as fp32) and, for a matrix, its transpose, keyed by shape and
-    content: ``(shape, sha1) -> (name, transposed)``; and the tensors' header entries."""
+def _content_key(array: Any) -> tuple[tuple[int, ...], str]:
+    """An array's shape and a digest of its bytes (C order): equal keys, equal tensors."""
+    import numpy as np
+
+    return array.shape, hashlib.sha1(np.ascontiguousarray(array).tobytes()).hexdigest()
+
+
+def _stored_index(weights: Path) -> dict[tuple[tuple[int, ...], str], tuple[str, bool]]:
+    """Each floating tensor of ``weights`` (as fp32) and, for a matrix, its transpose, by
+    :func:`_content_key`: ``key -> (name, transposed)``."""
     import numpy as np
     from safetensors.numpy import load_file
 
-    index: dict[tuple[Any, ...], tuple[str, bool]] = {}
+    index: dict[tuple[tuple[int, ...], str], tuple[str, bool]] = {}
     for name, value in load_file(str(weights)).items():
         if not np.issubdtype(value.dtype, np.floating):
             continue
         a = value.astype(np.float32)
-        for transposed, view in ((False, a), (True, a.T)):
-            if transposed and a.ndim != 2:
-                continue
-            key = (view.shape, hashlib.sha1(np.ascontiguousarray(view).tobytes()).hexdigest())
-            index.setdefault(key, (name, transposed))
-    header, _, _ = safetensors_header(weights)
-    return index, header
+        index.setdefault(_content_key(a), (name, False))
+        if a.ndim == 2:
+            index.setdefault(_content_key(a.T), (name, True))
+    return index
 
 
-def _lookup(index: dict[tuple[Any, ...], tuple[str, bool]], part: Any) -> tuple[str, bool] | None:
-    import numpy as np
-
-    key = (part.shape, hashlib.sha1(np.ascontiguousarray(part).tobytes()).hexdigest())
-    return index.get(key)
-
-
-def fuse_graph(plain: Path, out: Path, num_heads: int, hidden_size: int) -> Any:
-    """ONNX Runtime's BERT fusions of a plain fp32 export (weights inside): the fused model."""
+def fuse_graph(plain: Path, out: Path, num_heads: int, hidden_size: int) -> Path:
+    """Write to ``out`` ONNX Runtime's BERT fusions of ``plain``, an fp32 export with its
+    weights inside (the fused graph keeps them inside too, until linked)."""
     from onnxruntime.transformers import optimizer
 
     with warnings.catch_warnings():
@@ -243,37 +241,36 @@ def link_fused_weights(onnx_path: Path, weights: Path) -> int:
     import onnx
     from onnx import helper, numpy_helper
 
-    index, header = _stored_index(weights)
-    _, data_start, raw = safetensors_header(weights)
+    index = _stored_index(weights)
+    header, data_start, raw = safetensors_header(weights)
     model = onnx.load(str(onnx_path))
     nodes: list[Any] = []
-    refs: dict[str, str] = {}  # stored tensor -> its fp32 value's name in the graph
+    made: dict[tuple[str, bool], str] = {}  # (stored tensor, transposed) -> fp32 value's name
     kept: list[Any] = []
     linked = 0
 
     def fp32_of(name: str, transposed: bool) -> str:
-        if name not in refs:
-            entry = header[name]
-            ref = _reference(f"{name}__stored", entry, data_start, weights.name)
+        if (name, False) not in made:
+            ref = _reference(f"{name}__stored", header[name], data_start, weights.name)
             kept.append(ref)
-            refs[name] = f"{name}__f32"
-            nodes.append(helper.make_node("Cast", [ref.name], [refs[name]], to=1))
-        if not transposed:
-            return refs[name]
-        out = f"{name}__t"
-        if not any(out in n.output for n in nodes):
-            nodes.append(helper.make_node("Transpose", [refs[name]], [out], perm=[1, 0]))
-        return out
+            made[(name, False)] = f"{name}__f32"
+            nodes.append(helper.make_node("Cast", [ref.name], [f"{name}__f32"], to=1))
+        if transposed and (name, True) not in made:
+            made[(name, True)] = f"{name}__t"
+            nodes.append(
+                helper.make_node("Transpose", [made[(name, False)]], [f"{name}__t"], perm=[1, 0])
+            )
+        return made[(name, transposed)]
 
     for init in model.graph.initializer:
         value = numpy_helper.to_array(init)
         if value.dtype != np.float32 or value.size < 2:
             kept.append(init)
             continue
-        match = _lookup(index, value)
+        match = index.get(_content_key(value))
         parts = [match] if match else []
         if not parts and value.shape[-1] % 3 == 0:
-            parts = [_lookup(index, p) for p in np.split(value, 3, axis=-1)]
+            parts = [index.get(_content_key(p)) for p in np.split(value, 3, axis=-1)]
         if not parts or not all(parts):
             kept.append(init)
             continue
