@@ -53,6 +53,9 @@ RUNTIMES = {
         _EMB_ONNX,
     ),
 }
+#: what a runtime's cold start and peak memory also hold: the plain runtime's builders open
+#: the fused sessions first and then replace them
+COLD_NOTES = {"onnx fp32 plain": " (opening the fused graphs first: an upper bound)"}
 #: --runtimes names
 ALIASES = {
     "torch": "torch fp32",
@@ -235,7 +238,9 @@ def runtime_lines(rt: dict, ks, names, n_queries: int, sizes: dict | None = None
     ]
     for n in names:
         c = rt[("cold", n)]
-        lines.append(f"- {n}: {c['cold_start_s']:.2f} s, {c['peak_rss_mib']:.0f} MiB")
+        lines.append(
+            f"- {n}: {c['cold_start_s']:.2f} s, {c['peak_rss_mib']:.0f} MiB{COLD_NOTES.get(n, '')}"
+        )
     if "onnx int8" in names:
         fp32 = f"; onnx fp32's: {rt[('load', 'onnx fp32')]:.1f} s" if "onnx fp32" in names else ""
         lines.append(
