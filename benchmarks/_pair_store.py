@@ -9,6 +9,7 @@ model's scores. Benchmark tooling only: the engine keeps its in-memory LRU (``Ca
 from __future__ import annotations
 
 import hashlib
+import os
 import sqlite3
 import threading
 from collections.abc import Sequence
@@ -17,7 +18,10 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["PersistentNLI", "model_digest"]
+__all__ = ["DEFAULT_STORE", "PersistentEmbedder", "PersistentNLI", "model_digest", "stored_models"]
+
+#: The scoreboard's pair store; the vectors live beside it (``vectors.sqlite``).
+DEFAULT_STORE = Path(__file__).resolve().parent / ".cache" / "pairs.sqlite"
 
 
 def model_digest(path: str | Path) -> str:
@@ -149,3 +153,21 @@ class PersistentEmbedder:
             for j, i in enumerate(todo):
                 found[keys[i]] = vecs[j]
         return np.stack([found[k] for k in keys]).astype(np.float64)
+
+
+def stored_models(
+    store: str | Path = DEFAULT_STORE, model: str | None = None, threads: int | None = None
+) -> tuple[PersistentNLI, PersistentEmbedder]:
+    """The NLI model (torch fp32; default: the packaged one) and all-MiniLM-L6-v2 behind the
+    persistent stores (``store`` and ``vectors.sqlite`` beside it): what was scored or embedded
+    before is read, the rest computed and kept."""
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    from mirage_core.embeddings import MiniLMEmbedder
+    from mirage_core.nli.transformers_nli import TransformersNLI
+
+    inner = TransformersNLI(model, batch_size=64, torch_threads=threads)
+    nli = PersistentNLI(inner, store, model_digest(inner.name))
+    embedder = PersistentEmbedder(
+        MiniLMEmbedder(), Path(store).with_name("vectors.sqlite"), "all-MiniLM-L6-v2"
+    )
+    return nli, embedder

@@ -58,7 +58,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks import families as fam
-from benchmarks._pair_store import PersistentEmbedder, PersistentNLI, model_digest
+from benchmarks._pair_store import stored_models
 from benchmarks.shortqa import load_shortqa
 from benchmarks.snippets import SCAN_CHARS as SNIPPET_SCAN_CHARS
 from benchmarks.snippets import snippet_dataset
@@ -853,17 +853,9 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-    from mirage_core.nli.transformers_nli import TransformersNLI
-
-    inner = TransformersNLI(args.model, batch_size=64, torch_threads=args.threads)
-    nli = PersistentNLI(inner, args.store, model_digest(inner.name))
+    # all-MiniLM-L6-v2 (coordination signals, RAGDefender) is stored like the pairs
+    nli, embedder = stored_models(args.store, args.model, args.threads)
     config = MirageConfig.from_file(args.config) if args.config else MirageConfig()
-    from mirage_core.embeddings import MiniLMEmbedder
-
-    # The packaged all-MiniLM-L6-v2 (coordination signals, RAGDefender), stored like the pairs.
-    embedder = PersistentEmbedder(
-        MiniLMEmbedder(), Path(args.store).with_name("vectors.sqlite"), "all-MiniLM-L6-v2"
-    )
     systems = (
         ["mirage"]
         + ([] if args.no_paper else ["mirage_paper"])
@@ -946,7 +938,7 @@ def main(argv: list[str] | None = None) -> int:
         f"`python -m benchmarks.scoreboard {' '.join(argv if argv is not None else sys.argv[1:])}`\n\n"
         f"default = `MirageConfig()`{' from ' + args.config if args.config else ''}; "
         "paper() = `MirageConfig.paper()`; model: "
-        f"{inner.name} (digest {nli.digest}); seed {args.seed}; "
+        f"{nli.inner.name} (digest {nli.digest}); seed {args.seed}; "
         "fit/report = seeded 50/50 split of each dataset's queries.\n\n"
         + text
         + "\n\nqueries per split (fit/report): "

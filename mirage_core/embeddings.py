@@ -183,6 +183,7 @@ class OnnxEmbedder(CachedEmbedder):
             EMBEDDER_DIR,
             PairTokenizer,
             check_model_dir,
+            default_graph,
             open_session,
             read_config,
             resolve_max_length,
@@ -197,7 +198,9 @@ class OnnxEmbedder(CachedEmbedder):
         self.batch_size = batch_size
         self.max_length = resolve_max_length(self.model_dir, max_length)
         self.tokenizer = PairTokenizer(self.model_dir, self.max_length)
-        self.session = open_session(self.model_dir, threads)
+        #: the graph the session runs (the fused fp32 graph where the directory has one)
+        self.graph: Path = default_graph(self.model_dir)
+        self.session = open_session(self.model_dir, threads, graph=self.graph)
         self._inputs = {i.name for i in self.session.get_inputs()}
         self._forward_lock = threading.Lock()
 

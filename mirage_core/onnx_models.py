@@ -27,8 +27,10 @@ from mirage_core.errors import ModelNotFoundError
 __all__ = [
     "EMBEDDER_DIR",
     "FUSED_GRAPH",
+    "HEADER_KEY",
     "RUNTIME_ENV",
     "PairTokenizer",
+    "default_graph",
     "open_session",
     "read_config",
     "resolve_max_length",
@@ -106,9 +108,15 @@ def _header_digest(weights: Path) -> str:
         return hashlib.sha256(f.read(n)).hexdigest()
 
 
+def default_graph(model_dir: Path) -> Path:
+    """The graph a model directory runs in fp32: ``model.fused.onnx`` where there is one, else
+    ``model.onnx``."""
+    fused = model_dir / FUSED_GRAPH
+    return fused if fused.is_file() else model_dir / "model.onnx"
+
+
 def open_session(model_dir: Path, threads: int | None = None, graph: Path | None = None) -> Any:
-    """An ONNX Runtime CPU session on ``graph`` (default ``model_dir/model.fused.onnx`` where
-    there is one, else ``model_dir/model.onnx``).
+    """An ONNX Runtime CPU session on ``graph`` (default: :func:`default_graph`).
 
     Threads do not busy-wait between calls (on a shared CPU spinning slows everyone down).
     The graph's weights file must be the one it was exported against (same header digest)."""
@@ -116,9 +124,7 @@ def open_session(model_dir: Path, threads: int | None = None, graph: Path | None
         import onnxruntime as ort
     except ImportError as exc:
         raise ImportError(ONNX_HINT) from exc
-    path = graph or (
-        model_dir / FUSED_GRAPH if (model_dir / FUSED_GRAPH).is_file() else model_dir / "model.onnx"
-    )
+    path = graph or default_graph(model_dir)
     opts = ort.SessionOptions()
     if threads is not None:
         opts.intra_op_num_threads = threads

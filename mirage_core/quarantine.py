@@ -2,24 +2,26 @@
 
 Planted passages corroborate only each other, so support counts cannot tell them from honest
 coverage (five planted "sources" are five supporters). When the coordination signals
-(:mod:`mirage_core.coordination`) flag a group of passages as planted, their claims enter S*
-only with support from at least ``min_support`` independence groups *outside* the flagged
-passages: an honest outlet that says the same thing lets the claim through, the planted copies
-never vouch for each other.
+(:mod:`mirage_core.coordination`) flag a group of passages as planted, their claims are
+quarantined: with ``coordinated_min_support = None`` (the default) they never enter S*; with a
+number, only with support from that many independence groups *outside* the flagged passages
+(an honest outlet that says the same thing lets the claim through, the planted copies never
+vouch for each other).
 
-Two rules refine it:
+Three settings of :class:`~mirage_core.method_settings.MethodSettings` refine it:
 
-- *A group that contradicts itself is not planted* (:func:`self_contradicting`). Planted copies
-  push one answer; passages that share phrasing but contradict each other on a fact (a polluted
-  page that copied the honest pages' wording, as the README example's does) are not one story
-  copied, and quarantining them all would drop the honest pages with the polluted one.
-- *Corroboration after a quarantine* (``MirageConfig.coordinated_d_min``): the planted passages
-  took the retrieval slots that independent corroboration would fill, so the gate may ask fewer
+- *A group that contradicts itself is released* (``coordination_self_conflict``,
+  :func:`self_contradicting`). Planted copies push one story; pages that share phrasing but
+  contradict each other on a fact are not one story copied. Off for a question (planted
+  passages that each list different decoys beside one answer contradict each other too), at
+  0.8 for a request for an account, whose pages tell one life in many overlapping words.
+- *Corroboration after a quarantine* (``coordinated_d_min``): the planted passages took the
+  retrieval slots that independent corroboration would fill, so the gate may ask fewer
   sources of what remains (:func:`gate_d_min`).
-- *Conflicts of quarantined passages* (``MirageConfig.quarantined_conflicts``): with
-  ``"ignore"`` the contradiction gate leaves out every edge that touches a quarantined passage's
-  claim (:func:`conflict_weight`): planted passages are expected to contradict the honest
-  evidence, and a flagged honest group's (false) conflicts are no reason to block what remains.
+- *Conflicts of quarantined passages* (``quarantined_conflicts``): with ``"ignore"`` the
+  contradiction gate leaves out every edge that touches a quarantined passage's claim
+  (:func:`conflict_weight`); with ``"count"`` (the default) they stay in r_contr, so a
+  question whose planted answer contradicts the honest one still blocks.
 """
 
 from __future__ import annotations

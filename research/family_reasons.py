@@ -12,10 +12,11 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 
+from benchmarks._pair_store import stored_models
 from mirage_core import Mirage, MirageConfig
 from mirage_core.evaluation.calibrate import split_queries
 from mirage_core.evaluation.datasets import load_dataset
-from research.longform_reasons import reason_kind, stored_models
+from research.longform_reasons import reason_kind
 
 
 def main(argv: list[str] | None = None) -> int:

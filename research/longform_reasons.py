@@ -8,39 +8,21 @@ nothing).
 from __future__ import annotations
 
 import argparse
-import os
 import re
 from collections import Counter
 from pathlib import Path
 
-from benchmarks._pair_store import PersistentEmbedder, PersistentNLI, model_digest
+from benchmarks._pair_store import stored_models
 from benchmarks.scoreboard import biogen, gpe
 from mirage_core import MirageConfig
 from mirage_core.evaluation.calibrate import split_queries
 from mirage_core.evaluation.harness import run_benchmark
-
-STORE = "benchmarks/.cache/pairs.sqlite"
 
 
 def reason_kind(reason: str) -> str:
     """The reason with its numbers blanked, so that like reasons count together."""
     head = reason.split(";")[0]
     return re.sub(r"\d+(\.\d+)?", "#", head)[:110]
-
-
-def stored_models() -> tuple[PersistentNLI, PersistentEmbedder]:
-    """The packaged NLI model (torch) and all-MiniLM-L6-v2 behind the scoreboard's persistent
-    stores (``STORE`` and the vectors beside it): pairs scored before are read, not rescored."""
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    from mirage_core.embeddings import MiniLMEmbedder
-    from mirage_core.nli.transformers_nli import TransformersNLI
-
-    inner = TransformersNLI(None, batch_size=64)
-    nli = PersistentNLI(inner, STORE, model_digest(inner.name))
-    embedder = PersistentEmbedder(
-        MiniLMEmbedder(), Path(STORE).with_name("vectors.sqlite"), "all-MiniLM-L6-v2"
-    )
-    return nli, embedder
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks._pair_store import stored_models
 from benchmarks.scoreboard import biogen
 from mirage_core import Mirage, MirageConfig
 from mirage_core.corroboration import claim_facts
 from mirage_core.evaluation.calibrate import split_queries
 from mirage_core.factcheck import fact_tokens
-from research.longform_reasons import stored_models
 
 
 def _words(text: str) -> frozenset[str]:

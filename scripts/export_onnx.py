@@ -42,14 +42,12 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from mirage_core.onnx_models import FUSED_GRAPH, HEADER_KEY
+
 REPO = Path(__file__).resolve().parents[1]
 NLI_DIR = REPO / "mirage_core" / "models" / "mirage-nli-minilm-l6"
 EMBEDDER_DIR = REPO / "mirage_core" / "models" / "all-minilm-l6-v2"
-#: metadata key of the safetensors header digest (read by mirage_core/onnx_models.py)
-HEADER_KEY = "mirage.safetensors_header_sha256"
 OPSET = 17
-#: the fused fp32 graph beside model.onnx (read by mirage_core/onnx_models.py)
-FUSED_GRAPH = "model.fused.onnx"
 
 _ST_TO_ONNX = {"F32": 1, "F16": 10, "BF16": 16, "I64": 7, "I32": 6}  # onnx.TensorProto codes
 

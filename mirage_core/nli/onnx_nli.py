@@ -78,6 +78,7 @@ class OnnxNLI(CachedNLI):
         from mirage_core.onnx_models import (
             PairTokenizer,
             check_model_dir,
+            default_graph,
             open_session,
             read_config,
             resolve_max_length,
@@ -104,8 +105,13 @@ class OnnxNLI(CachedNLI):
         self.tokenizer = PairTokenizer(self.model_dir, self.max_length)
         #: None (fp32) or "static-int8"
         self.quantize = quantize
-        graph = static_int8_graph(self.model_dir) if quantize == "static-int8" else None
-        self.session = open_session(self.model_dir, threads, graph=graph)
+        #: the graph the session runs (the fused fp32 graph, or the built static int8 one)
+        self.graph: Path = (
+            static_int8_graph(self.model_dir)
+            if quantize == "static-int8"
+            else default_graph(self.model_dir)
+        )
+        self.session = open_session(self.model_dir, threads, graph=self.graph)
         self._inputs = {i.name for i in self.session.get_inputs()}
         self._lock = threading.Lock()
 
