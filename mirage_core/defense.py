@@ -218,7 +218,7 @@ class Mirage:
         probs = np.empty((0, 3)) if probs is None else probs  # a query with no pair
         sourced = build_graph(claims, pairs.left, pairs.right, probs, cfg)
         allowed, quarantined, coordination = apply_quarantine(
-            evidence.coordinated, claims, sourced.graph, sourced.groups, cfg
+            evidence.coordinated, claims, sourced.graph, sourced.groups, cfg, evidence.garbled
         )
         t1 = time.perf_counter()
         corroboration = configured_corroboration(
@@ -250,7 +250,9 @@ class Mirage:
             support=sourced.support,
             d_min_applied=state.d_min,
             gate=decision.outcomes,
-            coordination=coordination if coordination.signals or coordination.released else None,
+            coordination=coordination
+            if coordination.signals or coordination.released or coordination.garbled
+            else None,
             answer_conflicts=decision.answer_conflicts,
             tie=decision.tie,
             held_back=decision.held_back,

@@ -1,7 +1,7 @@
 """Evidence preparation: everything up to the NLI call that depends on the passages alone.
 
-Apply the limits, normalize the text (:mod:`mirage_core.normalize`), dedupe the passages, name their publishers and independence groups, find coordinated
-(planted-looking) passages, split the rest into claims and measure each claim's relevance to
+Apply the limits, normalize the text (:mod:`mirage_core.normalize`), dedupe the passages, name their publishers and independence groups, find garbled
+and coordinated (planted-looking) passages, split the rest into claims and measure each claim's relevance to
 the query. Each step is one function; :func:`prepare_evidence` runs them in order.
 """
 
@@ -48,6 +48,7 @@ class Evidence:
     embeddings: np.ndarray | None = None  # passage embeddings, when the config reads them
     claim_embeddings: np.ndarray | None = None  # when pairing or corroboration reads them
     coordinated: list[Any] = field(default_factory=list)  # flagged GroupSignals, caller indices
+    garbled: list[int] = field(default_factory=list)  # garbled passages, caller indices
     claims: list[Claim] = field(default_factory=list)
     non_claims: list[NonClaim] = field(default_factory=list)
     relevance: np.ndarray | None = None  # per claim; None when relevance="none"
@@ -169,16 +170,42 @@ def assign_sources(
     return sources, domains
 
 
-def find_coordinated(evidence: Evidence, config: MirageConfig, spans: Spans | None = None) -> None:
+def find_garbled(evidence: Evidence, config: MirageConfig) -> tuple[int, ...]:
+    """Mark the garbled passages (``garbled_threshold``; caller indices in
+    ``evidence.garbled``); returns their positions among ``evidence.texts``."""
+    threshold = config.method.garbled_threshold
+    if threshold is None:
+        return ()
+    from mirage_core.garbled import garbled_passages
+
+    found = garbled_passages(evidence.texts, threshold)
+    evidence.garbled = [evidence.passage_ids[i] for i in found]
+    return found
+
+
+def find_coordinated(
+    evidence: Evidence,
+    config: MirageConfig,
+    spans: Spans | None = None,
+    skip: Sequence[int] = (),
+) -> None:
     """Flag planted-looking passage groups with the coordination signals (caller indices).
-    ``spans``: sentence spans of ``evidence.texts`` already split (``None``: split there)."""
-    if config.coordination == "none" or len(evidence.texts) <= 2:
+    ``spans``: sentence spans of ``evidence.texts`` already split (``None``: split there);
+    ``skip``: positions the signals do not read (garbled passages)."""
+    skipped = set(skip)
+    read = [i for i in range(len(evidence.texts)) if i not in skipped]
+    if config.coordination == "none" or len(read) <= 2:
         return
     from mirage_core.coordination import absorb_near_copies, detect_coordination, model_for
 
     m = config.method
     embeddings = evidence.embeddings if config.coordination == "embedding" else None
-    texts: Sequence[str] = evidence.texts
+    texts: Sequence[str] = [evidence.texts[i] for i in read]
+    publishers = [evidence.publishers[i] for i in read]
+    if embeddings is not None:
+        embeddings = embeddings[read]
+    if spans is not None:
+        spans = [spans[i] for i in read]
     if m.coordination_window is not None:
         texts, spans = signal_windows(
             evidence.query, texts, spans, m.coordination_window, m.coordination_window_order
@@ -186,7 +213,7 @@ def find_coordinated(evidence: Evidence, config: MirageConfig, spans: Spans | No
     found = detect_coordination(
         evidence.query,
         texts,
-        evidence.publishers,
+        publishers,
         embeddings,
         model_for(
             embeddings is not None,
@@ -203,7 +230,7 @@ def find_coordinated(evidence: Evidence, config: MirageConfig, spans: Spans | No
     )
     if m.coordination_absorb_margin is not None and embeddings is not None:
         found = absorb_near_copies(found, embeddings, m.coordination_absorb_margin)
-    ids = evidence.passage_ids
+    ids = [evidence.passage_ids[i] for i in read]
     evidence.coordinated = [
         dataclasses.replace(
             g,
@@ -310,7 +337,7 @@ def prepare_evidence(
     query: str, passages: Sequence[Passage], config: MirageConfig, embed: EmbedFn | None
 ) -> Evidence:
     """Limits → normalization and dedupe → passage embeddings → sources and independence
-    groups → coordination → claims and their relevance. ``embed`` is ``None`` when the config reads no embeddings."""
+    groups → garbled passages → coordination → claims and their relevance. ``embed`` is ``None`` when the config reads no embeddings."""
     evidence = Evidence(query=normalize_query(query), n_passages=len(passages))
     t0 = time.perf_counter()
     if not passages:
@@ -330,7 +357,8 @@ def prepare_evidence(
     raw = [p.text[: config.max_passage_chars] for p in kept]
     spans = [split_sentences(t) for t in raw]
     shared = [s if t == r else None for s, t, r in zip(spans, evidence.texts, raw, strict=True)]
-    find_coordinated(evidence, config, spans=shared)
+    unreadable = find_garbled(evidence, config)
+    find_coordinated(evidence, config, spans=shared, skip=unreadable)
     split_claims(kept, [n for _, n in pairs], sources, domains, evidence, config, spans=spans)
     # stage timings do not overlap: embedding has its own entry
     evidence.timings["claims"] = time.perf_counter() - t0 - evidence.timings.get("embed", 0.0)

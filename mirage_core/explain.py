@@ -86,6 +86,11 @@ def _independence(v: Verdict) -> list[str]:
         fate = "quarantined" if coordination.quarantined else "flagged"
         for g in coordination.signals:
             lines.append(f"coordination signals: {g.explain()} — {fate}")
+        if coordination.garbled:
+            lines.append(
+                f"garbled: passages {list(coordination.garbled)} (their words are largely "
+                f"misspelt) — {fate}"
+            )
         if coordination.conflicts_ignored:
             lines.append(
                 f"contradiction gate: {coordination.conflicts_ignored} contradiction edges of "

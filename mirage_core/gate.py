@@ -328,11 +328,16 @@ def _quarantine_note(coordination: CoordinationRecord | None) -> str:
     if coordination is None or not coordination.passages:
         return ""
     fired = sorted({s for g in coordination.signals for s in g.fired})
-    return (
-        f"; passages {list(coordination.passages)} look planted"
-        + (f" ({', '.join(fired)})" if fired else "")
-        + " and were quarantined"
-    )
+    garbled = set(coordination.garbled)
+    planted = [p for p in coordination.passages if p not in garbled]
+    parts = []
+    if planted:
+        parts.append(
+            f"passages {planted} look planted" + (f" ({', '.join(fired)})" if fired else "")
+        )
+    if garbled:
+        parts.append(f"passages {sorted(garbled)} are garbled")
+    return "; " + " and ".join(parts) + " and were quarantined"
 
 
 def decide(state: GateState, coordination: CoordinationRecord | None) -> GateDecision:

@@ -173,6 +173,10 @@ class MethodSettings:
     is released, not quarantined (``None``: off). Off for a question: planted passages that
     each list different decoys beside one answer contradict each other too; a request for an
     account releases at 0.8 (``request_overrides``)."""
+    garbled_threshold: float | None = field(default=None, metadata=rule("unit", optional=True))
+    """A passage at least this share of whose lower-case words are misspelt is garbled
+    (:mod:`mirage_core.garbled`: typo'd copies of a page): quarantined like a planted passage
+    and left out of the coordination signals (``None``: off)."""
     coordinated_min_support: int | None = field(
         default=None, metadata=rule("int", minimum=0, optional=True)
     )

@@ -130,10 +130,12 @@ def apply_quarantine(
     graph: ClaimGraph,
     groups: np.ndarray,
     config: MirageConfig,
+    garbled: Sequence[int] = (),
 ) -> tuple[np.ndarray, np.ndarray, CoordinationRecord]:
     """``(eligible, quarantined, record)``: groups that contradict themselves are released,
-    the claims of the remaining flagged passages need ``coordinated_min_support`` supporters
-    outside them to be eligible for S*."""
+    the claims of the remaining flagged passages and of the ``garbled`` ones
+    (:mod:`mirage_core.garbled`) need ``coordinated_min_support`` supporters outside them to be
+    eligible for S*."""
     m = config.method
     kept, released = release_self_contradicting(
         flagged, claims, graph, m.coordination_self_conflict
@@ -141,8 +143,8 @@ def apply_quarantine(
     eligible = np.ones(len(claims), dtype=bool)
     quarantined = np.zeros(len(claims), dtype=bool)
     passages: tuple[int, ...] = ()
-    if kept and m.coordinated_min_support != 0:
-        flagged_passages = {p for g in kept for p in g.passages}
+    if (kept or garbled) and m.coordinated_min_support != 0:
+        flagged_passages = {p for g in kept for p in g.passages} | set(garbled)
         eligible, quarantined = quarantine_eligible(
             claims, graph, groups, flagged_passages, m.coordinated_min_support
         )
@@ -152,5 +154,6 @@ def apply_quarantine(
         released=tuple(tuple(g.passages) for g in released),
         passages=passages,
         quarantined_claims=int(quarantined.sum()),
+        garbled=tuple(sorted(garbled)),
     )
     return eligible, quarantined, record

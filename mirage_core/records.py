@@ -64,7 +64,8 @@ class CoordinationRecord:
     stayed flagged; ``released``: flagged groups let go because they contradict themselves;
     ``passages``: the quarantined passages (caller indices; empty when the quarantine is off);
     ``quarantined_claims``: claims that needed outside support; ``conflicts_ignored``:
-    contradiction edges left out of r_contr (``quarantined_conflicts="ignore"``).
+    contradiction edges left out of r_contr (``quarantined_conflicts="ignore"``); ``garbled``:
+    passages quarantined as garbled (:mod:`mirage_core.garbled`), among ``passages``.
     """
 
     signals: tuple[Any, ...] = ()
@@ -72,6 +73,7 @@ class CoordinationRecord:
     passages: tuple[int, ...] = ()
     quarantined_claims: int = 0
     conflicts_ignored: int | None = None
+    garbled: tuple[int, ...] = ()
 
     @property
     def quarantined(self) -> bool:
@@ -82,6 +84,8 @@ class CoordinationRecord:
         out: dict[str, Any] = {}
         if self.released:
             out["coordination_released"] = [list(p) for p in self.released]
+        if self.garbled:
+            out["garbled_passages"] = list(self.garbled)
         if self.passages:
             out["coordinated_passages"] = list(self.passages)
             out["quarantined_claims"] = self.quarantined_claims

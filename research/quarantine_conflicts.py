@@ -58,6 +58,9 @@ QUARANTINE: dict[str, dict[str, Any]] = {
 }
 ORDER = (DEFAULT_RUN, *QUARANTINE)
 NO_LOSS_GAIN = {"declared": "2026-12-04"}
+#: :data:`NO_LOSS_GAIN` as amended (complete rows) whose family gain also counts GARAG's
+#: "passes with the correct answer" (a goal the issue sets; the gain left it out).
+NO_LOSS_GAIN_GARAG = {"declared": "2026-12-05"}
 
 
 def family_gain(run: dict[str, Any], default: dict[str, Any]) -> float:
@@ -75,6 +78,20 @@ def family_gain(run: dict[str, Any], default: dict[str, Any]) -> float:
     return total(run) - total(default)
 
 
+def garag_gain(run: dict[str, Any], default: dict[str, Any]) -> float:
+    """Sum over sets (fit, NQ and HotpotQA together) of GARAG's evidence passing with the
+    correct answer, ``run`` minus ``default``."""
+
+    def total(r: dict[str, Any]) -> float:
+        return sum(
+            row.get("pass_correct") or 0.0
+            for row in r["families"]
+            if row["system"] == "mirage" and row["split"] == "fit" and row["set"] == "both"
+        )
+
+    return total(run) - total(default)
+
+
 def pass_losses(run: dict[str, Any], default: dict[str, Any]) -> list[str]:
     out = []
     for ds, measure in GAIN_ROWS:
@@ -86,15 +103,24 @@ def pass_losses(run: dict[str, Any], default: dict[str, Any]) -> list[str]:
 
 
 def no_loss_gain(
-    runs: dict[str, dict[str, Any]], names: Sequence[str], complete_rows: bool = False
+    runs: dict[str, dict[str, Any]],
+    names: Sequence[str],
+    complete_rows: bool = False,
+    with_garag: bool = False,
 ) -> list[str]:
     """:data:`NO_LOSS_GAIN` over ``names``: against the candidate runs' guarded and short-QA
-    rows, or, with ``complete_rows`` (the rule as amended), every row of two full runs."""
+    rows, or, with ``complete_rows`` (the rule as amended), every row of two full runs; with
+    ``with_garag`` (:data:`NO_LOSS_GAIN_GARAG`), GARAG's correct passes count in the gain."""
     title = (
         f"rule NO_LOSS_GAIN, complete rows ({NO_LOSS_GAIN['declared']}), fit split"
         if complete_rows
         else f"rule {NO_LOSS_GAIN['declared']} (no loss, a gain), fit split"
     )
+    if with_garag:
+        title = (
+            f"rule NO_LOSS_GAIN_GARAG ({NO_LOSS_GAIN_GARAG['declared']}): complete rows, "
+            "GARAG's correct passes in the family gain, fit split"
+        )
 
     def judge(run: dict[str, Any], default: dict[str, Any]) -> Judgement:
         if complete_rows:
@@ -103,7 +129,7 @@ def no_loss_gain(
             losses = guarded_losses(run, default) + short_losses(run, default)
             losses += family_losses(run, default) + pass_losses(run, default)
         long_gain, rises = longform_gain(run, default)
-        fam_gain = family_gain(run, default)
+        fam_gain = family_gain(run, default) + (garag_gain(run, default) if with_garag else 0.0)
         shown = f"long-form gain {long_gain * 100:+.1f}, family gain {fam_gain * 100:+.1f} points"
         return [shown], losses + rises, long_gain + fam_gain
 

@@ -1,0 +1,84 @@
+"""Garbled passages: misspelt copies are quarantined and the pages around them judged alone."""
+
+import pytest
+
+from mirage_core import Mirage, MirageConfig, Passage
+from mirage_core.config import MethodSettings
+from mirage_core.garbled import MIN_WORDS, garbled_passages, garbled_share, is_misspelt
+
+GOLD = (
+    "Pat McCormick was an American actor and comedy writer known for playing Big Enos "
+    "Burdette in Smokey and the Bandit and its sequels. He wrote jokes for many comedians."
+)
+# GARAG-style copies of the gold: most lower-case words one typo away from a real word
+TYPOED = (
+    "Pat McCormick wass en American acter anhd camedy writter knowning vor playind gig Enos "
+    "Burdette im Smokey anso te Bandit ande itts sequals. He wrot jokees fore meny comediens.",
+    "Pat McCormick was un American actir nad comeddy writher konwn foe pilayng bis Enos "
+    "Burdette i Smokey andd tha Bandit anf tis seqels. He wote jokess forr mny comedans.",
+)
+QUERY = "Who played Big Enos in Smokey and the Bandit?"
+
+
+@pytest.mark.parametrize(
+    ("word", "misspelt"),
+    [
+        ("camedy", True),  # one letter replaced: "comedy"
+        ("wass", False),  # read as "was" + "s": an inflection, not a typo
+        ("acter", False),  # read as "act" + "er"
+        ("writter", True),  # a letter doubled: "writer"
+        ("konwn", True),  # two letters swapped: "known"
+        ("anhd", True),
+        ("actor", False),  # known
+        ("playing", False),  # known through its inflection
+        ("aripiprazole", False),  # rare and spelt right: no known word one edit away
+        ("carboxylate", False),
+    ],
+)
+def test_a_misspelt_word_is_unknown_and_one_edit_from_a_known_one(word, misspelt):
+    assert is_misspelt(word) is misspelt
+
+
+def test_typoed_copies_are_garbled_and_honest_technical_text_is_not():
+    technical = (
+        "Six of the included treatments were effective compared to placebo: minocycline, "
+        "ketamine and aripiprazole, as well as fluoxetine and olanzapine combination treatment."
+    )
+    assert garbled_share(GOLD) == 0.0
+    assert all(garbled_share(t) >= 0.4 for t in TYPOED)
+    assert garbled_share(technical) == 0.0  # an out-of-vocabulary count reads 6 of 21
+    assert garbled_share("camedy acter anhd") is None  # fewer than MIN_WORDS lower-case words
+    assert MIN_WORDS == 8
+    assert garbled_passages([GOLD, *TYPOED, technical], 0.3) == (1, 2)
+
+
+@pytest.fixture
+def garag_evidence() -> list[Passage]:
+    copies = [Passage(t, source=f"https://copy{i}.example/page") for i, t in enumerate(TYPOED)]
+    more = [Passage(TYPOED[0].replace("Pat", "Patrick"), source="https://copy9.example/p")]
+    return [*copies, Passage(GOLD, source="https://encyclopedia.example/mccormick"), *more]
+
+
+def test_garbled_copies_are_quarantined_and_the_gold_is_delivered(
+    garag_evidence, fake_nli, fake_embedder
+):
+    on = MirageConfig(method=MethodSettings(garbled_threshold=0.3))
+    v = Mirage(on, nli=fake_nli, embedder=fake_embedder).defend(QUERY, garag_evidence)
+    assert v.decision == "verified", v.reason
+    assert v.extras["garbled_passages"] == [0, 1, 3]
+    assert v.extras["coordinated_passages"] == [0, 1, 3]
+    assert v.reason.endswith("passages [0, 1, 3] are garbled and were quarantined")
+    assert "garbled: passages [0, 1, 3] (their words are largely misspelt)" in v.explain()
+    assert {v.claims[i].passage_index for i in v.selected} == {2}  # the gold alone
+    assert v.d_min_applied == 1  # the copies took slots, as planted passages do
+    # Off (the default): nothing is read as garbled.
+    off = Mirage(MirageConfig(), nli=fake_nli, embedder=fake_embedder).defend(QUERY, garag_evidence)
+    assert "garbled_passages" not in off.extras
+    assert "garbled" not in off.explain()
+
+
+def test_the_caller_passages_are_not_changed(garag_evidence, fake_nli, fake_embedder):
+    before = [(p.text, p.source) for p in garag_evidence]
+    config = MirageConfig(method=MethodSettings(garbled_threshold=0.3))
+    Mirage(config, nli=fake_nli, embedder=fake_embedder).defend(QUERY, garag_evidence)
+    assert [(p.text, p.source) for p in garag_evidence] == before
