@@ -290,7 +290,8 @@ def _passage_sections(
                     group_of[m] = str(name)
     skipped = _non_claims(verdict)
     extras = verdict.extras if isinstance(verdict.extras, dict) else {}
-    planted = set(extras.get("coordinated_passages") or ())
+    garbled = set(extras.get("garbled_passages") or ())
+    planted = set(extras.get("coordinated_passages") or ()) - garbled
     out = []
     for p in range(count):
         idx = sorted(by_passage.get(p, []), key=lambda i: verdict.claims[i].start)
@@ -310,6 +311,8 @@ def _passage_sections(
             + (
                 '<span class="dom planted">looks planted: quarantined</span>'
                 if p in planted
+                else '<span class="dom planted">garbled: quarantined</span>'
+                if p in garbled
                 else ""
             )
             + "</h3>"
@@ -340,6 +343,11 @@ def _coordination_html(verdict: Verdict) -> str:
         "(planted copies push one answer)</li>"
         for g in extras.get("coordination_released") or ()
     ]
+    if extras.get("garbled_passages"):
+        items.append(
+            f"<li>{fate}: passages {_e(list(extras['garbled_passages']))} are garbled (their "
+            "words are largely misspelt)</li>"
+        )
     if not items:
         return ""
     return (

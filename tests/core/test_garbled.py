@@ -71,6 +71,9 @@ def test_garbled_copies_are_quarantined_and_the_gold_is_delivered(
     assert "garbled: passages [0, 1, 3] (their words are largely misspelt)" in v.explain()
     assert {v.claims[i].passage_index for i in v.selected} == {2}  # the gold alone
     assert v.d_min_applied == 1  # the copies took slots, as planted passages do
+    html = v.to_html(garag_evidence)
+    assert html.count("garbled: quarantined") == 3 and "looks planted" not in html
+    assert "quarantined: passages [0, 1, 3] are garbled" in html
     # Off (the default): nothing is read as garbled.
     off = Mirage(MirageConfig(), nli=fake_nli, embedder=fake_embedder).defend(QUERY, garag_evidence)
     assert "garbled_passages" not in off.extras
