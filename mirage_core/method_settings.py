@@ -173,10 +173,11 @@ class MethodSettings:
     is released, not quarantined (``None``: off). Off for a question: planted passages that
     each list different decoys beside one answer contradict each other too; a request for an
     account releases at 0.8 (``request_overrides``)."""
-    garbled_threshold: float | None = field(default=None, metadata=rule("unit", optional=True))
+    garbled_threshold: float | None = field(default=0.3, metadata=rule("unit", optional=True))
     """A passage at least this share of whose lower-case words are misspelt is garbled
     (:mod:`mirage_core.garbled`: typo'd copies of a page): quarantined like a planted passage
-    and left out of the coordination signals (``None``: off)."""
+    and left out of the coordination signals (``None``: off). 0.3: above every honest
+    passage of the scoreboard's fit split (at most 0.23), below every typo'd GARAG copy."""
     coordinated_min_support: int | None = field(
         default=None, metadata=rule("int", minimum=0, optional=True)
     )
@@ -284,6 +285,7 @@ class MethodSettings:
             relevance="none",
             coordinated_min_support=0,
             coordination_self_conflict=None,
+            garbled_threshold=None,
             coordination_absorb_margin=None,
             coordinated_d_min=None,
             coordination_window=None,

@@ -62,8 +62,7 @@ def garag_evidence() -> list[Passage]:
 def test_garbled_copies_are_quarantined_and_the_gold_is_delivered(
     garag_evidence, fake_nli, fake_embedder
 ):
-    on = MirageConfig(method=MethodSettings(garbled_threshold=0.3))
-    v = Mirage(on, nli=fake_nli, embedder=fake_embedder).defend(QUERY, garag_evidence)
+    v = Mirage(MirageConfig(), nli=fake_nli, embedder=fake_embedder).defend(QUERY, garag_evidence)
     assert v.decision == "verified", v.reason
     assert v.extras["garbled_passages"] == [0, 1, 3]
     assert v.extras["coordinated_passages"] == [0, 1, 3]
@@ -74,14 +73,14 @@ def test_garbled_copies_are_quarantined_and_the_gold_is_delivered(
     html = v.to_html(garag_evidence)
     assert html.count("garbled: quarantined") == 3 and "looks planted" not in html
     assert "quarantined: passages [0, 1, 3] are garbled" in html
-    # Off (the default): nothing is read as garbled.
-    off = Mirage(MirageConfig(), nli=fake_nli, embedder=fake_embedder).defend(QUERY, garag_evidence)
+    # Off: nothing is read as garbled, and the copies are read with the gold.
+    off_config = MirageConfig(method=MethodSettings(garbled_threshold=None))
+    off = Mirage(off_config, nli=fake_nli, embedder=fake_embedder).defend(QUERY, garag_evidence)
     assert "garbled_passages" not in off.extras
     assert "garbled" not in off.explain()
 
 
 def test_the_caller_passages_are_not_changed(garag_evidence, fake_nli, fake_embedder):
     before = [(p.text, p.source) for p in garag_evidence]
-    config = MirageConfig(method=MethodSettings(garbled_threshold=0.3))
-    Mirage(config, nli=fake_nli, embedder=fake_embedder).defend(QUERY, garag_evidence)
+    Mirage(MirageConfig(), nli=fake_nli, embedder=fake_embedder).defend(QUERY, garag_evidence)
     assert [(p.text, p.source) for p in garag_evidence] == before
