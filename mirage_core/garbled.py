@@ -74,6 +74,7 @@ def _one_edit(word: str) -> set[str]:
     )
 
 
+@lru_cache(maxsize=65536)  # words recur across passages and queries
 def is_misspelt(word: str) -> bool:
     """Whether a lower-case ``word`` is unknown and one edit from a known word."""
     if is_known_word(word):
