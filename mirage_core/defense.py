@@ -224,7 +224,6 @@ class Mirage:
             sourced.groups,
             cfg,
             evidence.garbled,
-            evidence.query,
         )
         t1 = time.perf_counter()
         corroboration = configured_corroboration(

@@ -173,11 +173,6 @@ class MethodSettings:
     is released, not quarantined (``None``: off). Off for a question: planted passages that
     each list different decoys beside one answer contradict each other too; a request for an
     account releases at 0.8 (``request_overrides``)."""
-    coordination_answer_release: bool = field(default=False, metadata=rule("bool"))
-    """A flagged group two of whose passages answer the question with different facts (the
-    answer-slot rule's pairs, :mod:`mirage_core.answer_conflict`, at ``answer_conflict``) is
-    released: planted copies push one answer, so a group that holds two answers holds a page
-    that is not one of them."""
     garbled_threshold: float | None = field(default=0.3, metadata=rule("unit", optional=True))
     """A passage at least this share of whose lower-case words are misspelt is garbled
     (:mod:`mirage_core.garbled`: typo'd copies of a page): quarantined like a planted passage

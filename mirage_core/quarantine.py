@@ -31,7 +31,6 @@ from typing import Any
 
 import numpy as np
 
-from mirage_core.answer_conflict import answer_conflicts, topic_context
 from mirage_core.config import MirageConfig
 from mirage_core.graph import ClaimGraph, support_counts
 from mirage_core.records import CoordinationRecord
@@ -43,7 +42,6 @@ __all__ = [
     "gate_d_min",
     "outside_support",
     "quarantine_eligible",
-    "release_answer_conflicting",
     "release_self_contradicting",
     "self_contradicting",
 ]
@@ -111,30 +109,6 @@ def release_self_contradicting(
     return [g for g in flagged if g not in released], released
 
 
-def release_answer_conflicting(
-    flagged: Sequence[Any], claims: Sequence[Claim], query: str, config: MirageConfig
-) -> tuple[list[Any], list[Any]]:
-    """``(kept, released)``: the flagged groups split by whether two of their passages answer
-    ``query`` with different facts (:func:`~mirage_core.answer_conflict.answer_conflicts` over
-    the group's claims at ``config.answer_conflict``; nothing is released when it is off)."""
-    share = config.answer_conflict
-    if share is None or not flagged:
-        return list(flagged), []
-    m = config.method
-    context = (
-        topic_context(claims, m.answer_conflict_context)
-        if m.answer_conflict_context != "claim"
-        else None
-    )
-    released = []
-    for g in flagged:  # a handful of groups per query
-        members = set(g.passages)
-        inside = [i for i, c in enumerate(claims) if c.passage_index in members]
-        if answer_conflicts(query, claims, inside, share, m.answer_conflict_scope, context):
-            released.append(g)
-    return [g for g in flagged if g not in released], released
-
-
 def gate_d_min(d_min: int, coordinated_d_min: int | None, quarantined_any: bool) -> int:
     """The source count the gate asks of S*: ``coordinated_d_min`` once planted passages were
     quarantined (when set), else ``d_min``."""
@@ -157,10 +131,8 @@ def apply_quarantine(
     groups: np.ndarray,
     config: MirageConfig,
     garbled: Sequence[int] = (),
-    query: str = "",
 ) -> tuple[np.ndarray, np.ndarray, CoordinationRecord]:
-    """``(eligible, quarantined, record)``: groups that contradict themselves (or, with
-    ``coordination_answer_release``, answer ``query`` two ways) are released,
+    """``(eligible, quarantined, record)``: groups that contradict themselves are released,
     the claims of the remaining flagged passages and of the ``garbled`` ones
     (:mod:`mirage_core.garbled`) need ``coordinated_min_support`` supporters outside them to be
     eligible for S*."""
@@ -168,9 +140,6 @@ def apply_quarantine(
     kept, released = release_self_contradicting(
         flagged, claims, graph, m.coordination_self_conflict
     )
-    if m.coordination_answer_release:
-        kept, answering = release_answer_conflicting(kept, claims, query, config)
-        released += answering
     eligible = np.ones(len(claims), dtype=bool)
     quarantined = np.zeros(len(claims), dtype=bool)
     passages: tuple[int, ...] = ()

@@ -19,6 +19,9 @@ Candidate (a change to ``MirageConfig()``, declared before it ran):
     bash research/run_full_round.sh research/results/answer-release \
         research/candidates/answer-release.json
     python -m research.answer_release report research/results/answer-release/*.json
+
+It lost (``research/results/answer-release/choice.md``) and the setting was removed; the runs
+above need commit ded9101, which has it.
 """
 
 from __future__ import annotations
