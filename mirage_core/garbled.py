@@ -74,10 +74,17 @@ def _one_edit(word: str) -> set[str]:
     )
 
 
+@lru_cache(maxsize=1)
+def _longest_known() -> int:
+    return max(map(len, _vocabulary()))
+
+
 @lru_cache(maxsize=65536)  # words recur across passages and queries
 def is_misspelt(word: str) -> bool:
     """Whether a lower-case ``word`` is unknown and one edit from a known word."""
-    if is_known_word(word):
+    # a word two letters longer than any known word is no edit of one (and a run of
+    # thousands of letters would have millions of edits)
+    if len(word) > _longest_known() + 1 or is_known_word(word):
         return False
     vocab = _vocabulary()
     return any(len(e) > 1 and e in vocab for e in _one_edit(word))

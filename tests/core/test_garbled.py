@@ -39,6 +39,19 @@ def test_a_misspelt_word_is_unknown_and_one_edit_from_a_known_one(word, misspelt
     assert is_misspelt(word) is misspelt
 
 
+def test_a_run_of_letters_is_not_expanded_into_its_edits(monkeypatch):
+    """Hostile input: one "word" of 20,000 letters is longer than any known word plus one
+    letter, so it is no misspelling, and its million edits are never generated."""
+    from mirage_core import garbled
+
+    def no_edits(word):
+        raise AssertionError(f"edits of a {len(word)}-letter word generated")
+
+    monkeypatch.setattr(garbled, "_one_edit", no_edits)
+    assert not is_misspelt("ab" * 10_000)
+    assert garbled_share("ab" * 10_000 + " the cat sat on the mat all day long") == 0.0
+
+
 def test_typoed_copies_are_garbled_and_honest_technical_text_is_not():
     technical = (
         "Six of the included treatments were effective compared to placebo: minocycline, "
