@@ -92,9 +92,14 @@ def _independence(v: Verdict) -> list[str]:
                 f"misspelt) — {fate}"
             )
         if coordination.conflicts_ignored:
+            whose = (
+                "quarantined passages left out of r_contr (quarantined_conflicts='ignore')"
+                if v.thresholds.get("quarantined_conflicts") == "ignore"
+                else "garbled passages left out of r_contr (garbled_conflicts='ignore')"
+            )
             lines.append(
                 f"contradiction gate: {coordination.conflicts_ignored} contradiction edges of "
-                "quarantined passages left out of r_contr (quarantined_conflicts='ignore')"
+                + whose
             )
         for passages in coordination.released:
             lines.append(

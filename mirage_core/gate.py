@@ -97,8 +97,15 @@ def measure(
         if evidence.relevance is None
         else edge_relevance(evidence.relevance, graph.premise, graph.hypothesis)
     )
+    left_out = None  # claims whose contradiction edges leave r_contr
     if m.quarantined_conflicts == "ignore" and coordination.passages:
-        mask = conflict_weight(graph, quarantined)
+        left_out = quarantined
+    elif m.garbled_conflicts == "ignore" and coordination.garbled:
+        # the NLI model cannot read a garbled passage: its "contradictions" are noise
+        garbled = set(coordination.garbled)
+        left_out = np.array([c.passage_index in garbled for c in claims], dtype=bool)
+    if left_out is not None:
+        mask = conflict_weight(graph, left_out)
         weight = mask if weight is None else weight * mask
         ignored = int(((graph.w_contr > 0) & (mask == 0)).sum())
         coordination = replace(coordination, conflicts_ignored=ignored)

@@ -64,7 +64,8 @@ class CoordinationRecord:
     stayed flagged; ``released``: flagged groups let go because they contradict themselves;
     ``passages``: the quarantined passages (caller indices; empty when the quarantine is off);
     ``quarantined_claims``: claims that needed outside support; ``conflicts_ignored``:
-    contradiction edges left out of r_contr (``quarantined_conflicts="ignore"``); ``garbled``:
+    contradiction edges left out of r_contr (``quarantined_conflicts="ignore"``, or
+    ``garbled_conflicts="ignore"`` for garbled passages' edges); ``garbled``:
     passages quarantined as garbled (:mod:`mirage_core.garbled`), among ``passages``.
     """
 

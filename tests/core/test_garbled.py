@@ -97,3 +97,32 @@ def test_the_caller_passages_are_not_changed(garag_evidence, fake_nli, fake_embe
     before = [(p.text, p.source) for p in garag_evidence]
     Mirage(MirageConfig(), nli=fake_nli, embedder=fake_embedder).defend(QUERY, garag_evidence)
     assert [(p.text, p.source) for p in garag_evidence] == before
+
+
+def test_garbled_conflicts_can_leave_r_contr(garag_evidence, fake_embedder):
+    """An NLI model that reads every typo'd copy as contradicting the gold: counted, those
+    edges block the gold; with ``garbled_conflicts="ignore"`` they leave r_contr and the gold
+    is delivered, and the verdict says how many edges were left out."""
+    import numpy as np
+
+    from mirage_core import CallableNLI
+
+    def copies_contradict(premises, hypotheses):
+        typoed = ("camedy", "comeddy", "sequals", "seqels")
+        rows = []
+        for a, b in zip(premises, hypotheses, strict=True):
+            one = any(t in a for t in typoed) != any(t in b for t in typoed)
+            rows.append([0.02, 0.03, 0.95] if one else [0.9, 0.08, 0.02])
+        return np.array(rows)
+
+    def verdict(conflicts):
+        config = MirageConfig(method=MethodSettings(garbled_conflicts=conflicts))
+        nli = CallableNLI(copies_contradict)
+        return Mirage(config, nli=nli, embedder=fake_embedder).defend(QUERY, garag_evidence)
+
+    counted, ignored = verdict("count"), verdict("ignore")
+    assert counted.decision == "fallback" and counted.r_contr > 0.3
+    assert ignored.decision == "verified" and ignored.r_contr == 0.0
+    assert {ignored.claims[i].passage_index for i in ignored.selected} == {2}
+    assert ignored.extras["conflicts_ignored"] > 0
+    assert "of garbled passages left out of r_contr" in ignored.explain()
