@@ -178,10 +178,11 @@ class MethodSettings:
     (:mod:`mirage_core.garbled`: typo'd copies of a page): quarantined like a planted passage
     and left out of the coordination signals (``None``: off). 0.3: above every honest
     passage of the scoreboard's fit split (at most 0.23), below every typo'd GARAG copy."""
-    garbled_conflicts: QuarantinedConflicts = "count"
+    garbled_conflicts: QuarantinedConflicts = "ignore"
     """Whether contradiction edges that touch a garbled passage's claim count in r_contr
-    (``"ignore"``: they leave it, as the passage's claims leave S*; ``quarantined_conflicts=
-    "ignore"`` leaves them out with every quarantined passage's)."""
+    (``"ignore"``: they leave it, as the passage's claims leave S*: the NLI model cannot read
+    a garbled passage; ``quarantined_conflicts="ignore"`` leaves them out with every
+    quarantined passage's)."""
     coordinated_min_support: int | None = field(
         default=None, metadata=rule("int", minimum=0, optional=True)
     )
