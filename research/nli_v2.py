@@ -26,15 +26,13 @@ NO_LOSS_GAIN_GARAG`, against the committed scoreboard (v1).
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-from research.candidate_cli import load_runs
-from research.corroborated_first import DEFAULT_RUN
+from research.candidate_cli import candidates_main
 from research.quarantine_conflicts import no_loss_gain
 
 V2_COMMIT = "c9152b4"
@@ -66,22 +64,19 @@ def report(runs: dict[str, dict[str, Any]]) -> list[str]:
     return no_loss_gain(runs, ["nli-v2"], complete_rows=True, with_garag=True)
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    sub = p.add_subparsers(dest="cmd", required=True)
+def _prepare_command(sub: Any) -> dict[str, Any]:
     sub.add_parser("prepare", help="write the v2 model directory").add_argument("out")
-    sub.add_parser("report", help="the choice, from scoreboard JSON files").add_argument(
-        "runs", nargs="+"
-    )
-    args = p.parse_args(argv)
-    if args.cmd == "prepare":
+
+    def run(args: Any) -> int:
         prepare(Path(args.out))
         return 0
-    runs = load_runs(args.runs)
-    if DEFAULT_RUN not in runs:
-        p.error(f"one of the runs must be {DEFAULT_RUN}.json")
-    print("\n".join(report(runs)))
-    return 0
+
+    return {"prepare": run}
+
+
+def main(argv: list[str] | None = None) -> int:
+    # a model, not a config, is the candidate: ``write`` has no config to write
+    return candidates_main(argv, __doc__, {}, report, extra=_prepare_command)
 
 
 if __name__ == "__main__":
