@@ -30,21 +30,24 @@ from mirage_llamaindex import (
     MirageResult,
 )
 
-# url, text: a few topics from several sites. The Apollo 11 sources agree; among the Great
-# Wall sources, two were polluted (a changed dynasty, a changed length).
+# url, text: a few topics from several sites. The Apollo 11 sources agree, each in its own
+# words; among the Great Wall sources, two were polluted (a changed dynasty, a changed length).
 CORPUS: list[tuple[str, str]] = [
     (
         "https://www.nasa.gov/apollo-11",
-        "Apollo 11 landed on the Moon on 20 July 1969. Neil Armstrong was the first person to walk on the Moon.",
+        "Apollo 11 landed on the Moon on 20 July 1969, in the Sea of Tranquility. Neil Armstrong "
+        "stepped out first, and Buzz Aldrin followed him about twenty minutes later.",
     ),
     (
         "https://en.wikipedia.org/wiki/Apollo_11",
-        "Apollo 11 landed on the Moon on 20 July 1969. Neil Armstrong was the first person to walk on the Moon. "
-        "Buzz Aldrin joined him on the surface.",
+        "The first crewed landing came on 20 July 1969, when Apollo 11 landed on the Moon. "
+        "Michael Collins flew the command module Columbia in lunar orbit while his crewmates "
+        "spent about two and a half hours outside.",
     ),
     (
         "https://www.britannica.com/topic/Apollo-11",
-        "Apollo 11 landed on the Moon on 20 July 1969. Michael Collins stayed in lunar orbit.",
+        "Launched from Kennedy Space Center on 16 July 1969, the crew returned to Earth on 24 "
+        "July. An estimated 650 million people watched the first steps on the lunar surface.",
     ),
     (
         "https://en.wikipedia.org/wiki/Great_Wall_of_China",
