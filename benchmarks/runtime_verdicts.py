@@ -52,8 +52,8 @@ def loaders(args: argparse.Namespace) -> dict[str, Callable[[], Dataset]]:
 
 
 def _first_queries(ds: Dataset, n: int) -> Dataset:
-    keep = list(dict.fromkeys(i.qid for i in ds.instances))[:n]
-    ds.instances = [i for i in ds.instances if i.qid in set(keep)]
+    keep = set(list(dict.fromkeys(i.qid for i in ds.instances))[:n])
+    ds.instances = [i for i in ds.instances if i.qid in keep]
     return ds
 
 
@@ -121,9 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     config = MirageConfig()
     runtimes = {"torch fp32": stored_models(), "onnx fp32": onnx_models()}
     lines = [
-        f"`python -m benchmarks.runtime_verdicts {' '.join(argv or sys.argv[1:])}`".replace(
-            " `", "`"
-        ),
+        f"`{' '.join(['python -m benchmarks.runtime_verdicts', *(argv or sys.argv[1:])])}`",
         "",
         "default MirageConfig(); torch fp32 (scores from the scoreboard's stores) vs the ONNX "
         "runtime (fp32 fused graphs, every score computed here)",

@@ -66,7 +66,8 @@ class CoordinationRecord:
     ``quarantined_claims``: claims that needed outside support; ``conflicts_ignored``:
     contradiction edges left out of r_contr (``quarantined_conflicts="ignore"``, or
     ``garbled_conflicts="ignore"`` for garbled passages' edges); ``garbled``:
-    passages quarantined as garbled (:mod:`mirage_core.garbled`), among ``passages``.
+    passages read as garbled (:mod:`mirage_core.garbled`), among ``passages`` while the
+    quarantine is on.
     """
 
     signals: tuple[Any, ...] = ()

@@ -63,33 +63,40 @@ NO_LOSS_GAIN = {"declared": "2026-12-04"}
 NO_LOSS_GAIN_GARAG = {"declared": "2026-12-05"}
 
 
-def family_gain(run: dict[str, Any], default: dict[str, Any]) -> float:
-    """Sum over attack families (fit, NQ and HotpotQA together) of blocked − wrong + correct
-    only, ``run`` minus ``default``."""
-
-    def total(r: dict[str, Any]) -> float:
-        out = 0.0
-        for row in r["families"]:
-            if row["system"] == "mirage" and row["split"] == "fit" and row["set"] == "both":
-                out += (row.get("blocked") or 0.0) - (row.get("wrong") or 0.0)
-                out += row.get("correct_only") or 0.0
-        return out
-
-    return total(run) - total(default)
-
-
-def garag_gain(run: dict[str, Any], default: dict[str, Any]) -> float:
-    """Sum over sets (fit, NQ and HotpotQA together) of GARAG's evidence passing with the
-    correct answer, ``run`` minus ``default``."""
+def _fit_gain(
+    run: dict[str, Any], default: dict[str, Any], value: Callable[[dict[str, Any]], float]
+) -> float:
+    """Sum of ``value`` over the attack-family rows (fit, NQ and HotpotQA together), ``run``
+    minus ``default``."""
 
     def total(r: dict[str, Any]) -> float:
         return sum(
-            row.get("pass_correct") or 0.0
+            value(row)
             for row in r["families"]
             if row["system"] == "mirage" and row["split"] == "fit" and row["set"] == "both"
         )
 
     return total(run) - total(default)
+
+
+def family_gain(run: dict[str, Any], default: dict[str, Any]) -> float:
+    """Sum over attack families (fit, NQ and HotpotQA together) of blocked − wrong + correct
+    only, ``run`` minus ``default``."""
+    return _fit_gain(
+        run,
+        default,
+        lambda row: (
+            (row.get("blocked") or 0.0)
+            - (row.get("wrong") or 0.0)
+            + (row.get("correct_only") or 0.0)
+        ),
+    )
+
+
+def garag_gain(run: dict[str, Any], default: dict[str, Any]) -> float:
+    """Sum over sets (fit, NQ and HotpotQA together) of GARAG's evidence passing with the
+    correct answer, ``run`` minus ``default``."""
+    return _fit_gain(run, default, lambda row: row.get("pass_correct") or 0.0)
 
 
 def pass_losses(run: dict[str, Any], default: dict[str, Any]) -> list[str]:
