@@ -67,12 +67,12 @@ class CoordinationModel:
     honest groups.
 
     ``min_tokens``: a group whose passages hold a median of fewer content tokens is scored
-    (its signals stay in the verdict) but never flagged. The text signals are shares of a
-    passage's content tokens; on one-line snippets ("The Eiffel Tower is located in Paris.",
-    six content tokens) a share moves by a sixth per word and agreeing honest snippets look
-    exactly like planted copies, so such evidence is left to the contradiction and diversity
-    gates, as without coordination signals. Fit as the largest floor that loses no planted
-    group caught on the fit half (``research/coordination_signals.py``).
+    (its signals stay in the verdict) but never flagged (off in the shipped models: 0). The
+    text signals are shares of a passage's content tokens, and on one-line snippets a share
+    moves by a sixth per word, so agreeing one-liners that repeat a sentence word for word read
+    exactly like planted copies. The shipped models read them as copies: one-sentence planted
+    passages are common (``docs/decisions.md``, "Coordination length floor"), and honest pages
+    say a fact in their own words.
 
     ``max_tokens``: likewise a group whose passages hold a median of more content tokens is
     never flagged (off in the shipped models: ``inf``). Every signal is a share of a passage's
@@ -166,7 +166,7 @@ class CoordinationModel:
 
 
 #: The embedding model. Centers / scales: median / MAD of honest gpe-eval groups (k = 10, fit
-#: half); signals, thresholds and the length floor chosen on fit splits only (how, with the
+#: half); signals and thresholds chosen on fit splits only (how, with the
 #: figures: ``docs/decisions.md``, "Coordination model"). Needs embeddings (``tightness``,
 #: ``cosine``); without them :data:`TEXT_MODEL` applies.
 DEFAULT_MODEL = CoordinationModel(
@@ -194,7 +194,6 @@ DEFAULT_MODEL = CoordinationModel(
         "detail": 0.066,
     },
     threshold=2.5,
-    min_tokens=14.0,
     isolated_signals=("answer_focus", "novelty", "cosine"),
     isolated_threshold=0.572,
     provenance="centers / scales: research/coordination_signals.py, seed 0 (fit half); "
@@ -205,13 +204,11 @@ DEFAULT_MODEL = CoordinationModel(
 #: The best combination without embeddings, fit the same way: ``answer_focus`` + ``novelty``.
 #: Held out: honest sets flagged 4%; caught 32% / 33% / 30% / 23% (original / paraphrased /
 #: synonym / dispersed), the poisons alone 35% / 25% (original / dispersed); query snippets
-#: (1–2 sentences per page, benchmarks/snippets.py) flagged 3%. Length floor 13 content tokens
-#: (fit half; held out it changes no figure).
+#: (1–2 sentences per page, benchmarks/snippets.py) flagged 3%.
 TEXT_MODEL = replace(
     DEFAULT_MODEL,
     signals=("answer_focus", "novelty"),
     threshold=3.440,
-    min_tokens=13.0,
     isolated_signals=(),
     isolated_threshold=math.inf,
     provenance="research/coordination_signals.py, seed 0 (fit half)",

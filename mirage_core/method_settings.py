@@ -137,7 +137,7 @@ class MethodSettings:
         default=None, metadata=rule("nonnegative", optional=True)
     )
     """Median content tokens per passage below which a group is never flagged (``None``: the
-    model's own)."""
+    model's own, 0: the shipped models read one-line passages like any)."""
     coordination_max_tokens: float | None = field(
         default=None, metadata=rule("nonnegative", optional=True)
     )

@@ -77,22 +77,35 @@ def mirage(fake_nli: CallableNLI) -> Mirage:
     return Mirage(MirageConfig(), nli=fake_nli)
 
 
+#: ``clean_passages``' first page opens with these two sentences; another page states each.
+CLEAN_PLACE = "The Eiffel Tower stands in Paris."
+CLEAN_YEAR = "The tower was completed in 1889 as the entrance arch of the World's Fair."
+
+
 @pytest.fixture
 def clean_passages() -> list[Passage]:
-    """Three independent sources that agree."""
+    """Three independent pages that agree, each with facts of its own. The first page's two
+    opening sentences and the third page's first are corroborated: another page states each
+    with the same content words (the lexical double's entailment), in its own order."""
     return [
         Passage(
-            "The Eiffel Tower is located in Paris. The tower was completed in 1889.",
+            f"{CLEAN_PLACE} {CLEAN_YEAR} It was the tallest structure in the world until the "
+            "Chrysler Building rose in New York. Artists of the day signed a letter of protest "
+            "against it.",
             source="https://www.britannica.com/eiffel",
             score=0.92,
         ),
         Passage(
-            "The Eiffel Tower is located in Paris. The tower was completed in 1889 for the World's Fair.",
+            "The wrought-iron lattice tower is named after its engineer. It was built by Gustave "
+            "Eiffel's company. As the entrance arch of the World's Fair, the tower was completed "
+            "in 1889. It is repainted every seven years with about sixty tonnes of paint.",
             source="https://en.wikipedia.org/wiki/Eiffel_Tower",
             score=0.88,
         ),
         Passage(
-            "Gustave Eiffel's company built it. The Eiffel Tower is located in Paris.",
+            "Gustave Eiffel's company built it. In Paris stands the Eiffel Tower. Millions of "
+            "visitors climb it each year, by lift or by its 674 steps. Its summit was once used "
+            "for early wireless experiments.",
             source="https://www.history.com/eiffel",
             score=0.75,
         ),
@@ -101,23 +114,57 @@ def clean_passages() -> list[Passage]:
 
 @pytest.fixture
 def polluted_passages() -> list[Passage]:
-    """Sources that contradict each other on every fact."""
+    """Three pages, each with facts of its own, that contradict each other on the tower's
+    place and year."""
     return [
         Passage(
-            "The Eiffel Tower is located in Paris. The tower was completed in 1889.",
+            "The Eiffel Tower stands in Paris. The tower was completed in 1889. Its first lifts "
+            "came from an American firm.",
             source="https://a.example/1",
             score=0.9,
         ),
         Passage(
-            "The Eiffel Tower is located in Rome. The tower was completed in 1925.",
+            "The Eiffel Tower is located in Rome. The tower was completed in 1925. Tourists "
+            "queue for hours at the ticket office.",
             source="https://b.example/2",
             score=0.9,
         ),
         Passage(
-            "The Eiffel Tower is located in Berlin. The tower was completed in 1950.",
+            "The Eiffel Tower can be found in Berlin. The tower was completed in 1950. A "
+            "restaurant occupies its first floor.",
             source="https://c.example/3",
             score=0.9,
         ),
+    ]
+
+
+@pytest.fixture
+def attributed_outlets() -> list[Passage]:
+    """Five outlets state the tower's height, each in its own words, and name themselves
+    ("The Alpha Gazette reports it."). Outlet names are not facts: a name-based fact check
+    that read "Alpha" vs "Bravo" as a conflict would block them."""
+    facts = (
+        "Visitors who climb the 330 metres of the Eiffel Tower see most of Paris from the "
+        "top deck on a clear day.",
+        "Engineers who repaint the iron lattice every seven years work across all 330 metres "
+        "of the tower's height.",
+        "At 330 metres, the tower swayed only a few centimetres during the great storm of "
+        "1999, its designers' wind calculations held up.",
+        "The antennas added over the decades brought the structure to 330 metres, taller "
+        "than the Chrysler Building that once surpassed it.",
+        "A lift ride to the summit, 330 metres above the Champ de Mars, takes about eight "
+        "minutes including the change of cars on the second floor.",
+    )
+    attributions = (
+        "The Alpha Gazette reports it.",
+        "So writes the Bravo Times.",
+        "Figures from the Charlie Herald.",
+        "As the Delta Post put it.",
+        "Echo Review staff checked this.",
+    )
+    return [
+        Passage(f"{fact} {attribution}", source=f"https://outlet-{i}.example/eiffel")
+        for i, (fact, attribution) in enumerate(zip(facts, attributions, strict=True))
     ]
 
 

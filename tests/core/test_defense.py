@@ -27,7 +27,7 @@ def test_clean_evidence_passes_and_polluted_is_blocked(mirage, clean_passages, p
 @pytest.mark.model
 def test_minority_pollution_is_kept_out_of_s_star(mirage, clean_passages):
     poisoned = Passage(
-        "The Eiffel Tower is located in Paris. The tower was completed in 1925.",
+        "Its lifts were rebuilt in the 1980s. The tower was completed in 1925.",
         source="https://evil.example",
     )
     v = mirage.defend(QUERY, [*clean_passages, poisoned])

@@ -48,8 +48,13 @@ CLEAN = [
 
 @pytest.fixture
 def mirage_for(fake_nli, fake_embedder):
+    """The default engine with ``cfg`` changed. ``coordination`` is off unless ``cfg`` sets it:
+    these tests are about independence, and the coordination signals, which read one-line
+    pages that share an answer as planted copies, have tests of their own."""
+
     def make(**cfg) -> Mirage:
-        return Mirage(MirageConfig().replace(**cfg), nli=fake_nli, embedder=fake_embedder)
+        config = MirageConfig(coordination="none").replace(**cfg)
+        return Mirage(config, nli=fake_nli, embedder=fake_embedder)
 
     return make
 
@@ -317,7 +322,8 @@ def test_nli_shared_between_configs_reuses_cache(fake_nli):
 def test_verdict_with_coordination_is_strict_json(mirage_for):
     import json
 
-    v = mirage_for(independence="embedding").defend(QUERY, POISONS)
+    v = mirage_for(independence="embedding", coordination="embedding").defend(QUERY, POISONS)
+    assert v.coordination is not None and v.coordination.passages  # the copies are quarantined
     data = json.loads(json.dumps(v.to_dict(), allow_nan=False))  # NaN scores become null
     assert data["extras"]["groups"] == {g: list(p) for g, p in v.groups.items()}
 
@@ -355,7 +361,9 @@ def test_embedder_failures_follow_the_error_policy(fake_nli, failure):
         return np.full((len(texts), 4), np.nan)
 
     def run(policy: str, **cfg):
-        config = MirageConfig(independence="embedding", nli_error_policy=policy).replace(**cfg)
+        config = MirageConfig(
+            independence="embedding", nli_error_policy=policy, coordination="none"
+        ).replace(**cfg)
         return Mirage(config, fake_nli, embedder=CallableEmbedder(broken)).defend(QUERY, CLEAN)
 
     with pytest.raises(EmbeddingError):

@@ -49,18 +49,12 @@ def _always(label: int):
 
 
 @pytest.mark.model
-def test_attribution_list_passes_with_an_entailing_model():
-    # The standard suite's attribution case: five outlets repeat one fact and name themselves.
-    # Outlet names are not facts: reading "Alpha" vs "Bravo" as a conflict gives r_contr 0.515.
-    names = ["Alpha", "Bravo", "Charlie", "Delta", "Echo"]
-    passages = [
-        Passage(
-            f"The Eiffel Tower is 330 metres tall and stands in Paris. The {n} Gazette reports it.",
-            source=f"https://{n.lower()}.example/eiffel",
-        )
-        for n in names
-    ]
-    v = Mirage(MirageConfig(), nli=_always(0)).defend("How tall is the Eiffel Tower?", passages)
+def test_attribution_list_passes_with_an_entailing_model(attributed_outlets):
+    # The standard suite's attribution case: reading "Alpha" vs "Bravo" as a conflict would
+    # give r_contr above r_max.
+    v = Mirage(MirageConfig(), nli=_always(0)).defend(
+        "How tall is the Eiffel Tower?", attributed_outlets
+    )
     assert v.decision == "verified", v.reason
     assert v.r_contr == 0.0
 

@@ -5,6 +5,7 @@ import pytest
 
 from mirage_core import Mirage, MirageConfig
 from mirage_core.prompts import FALLBACK_PROMPT, format_claims, render_prompt
+from tests.conftest import CLEAN_PLACE, CLEAN_YEAR
 
 QUERY = "When was the Eiffel Tower completed?"
 
@@ -55,14 +56,14 @@ def test_verified_passages_reduce_to_verified_sentences(fake_nli, clean_passages
     mirage = Mirage(MirageConfig(r_max=0.5), fake_nli)
 
     extra = Passage(
-        "Paris is the capital of France. The Eiffel Tower was completed in 1925.",
+        "Its lifts were rebuilt in the 1980s. The Eiffel Tower was completed in 1925.",
         source="https://odd.example",
     )
     v = mirage.defend(QUERY, [*clean_passages, extra])
     vps = {vp.passage_index: vp for vp in v.verified_passages()}
     assert "1925" not in " ".join(vp.text for vp in vps.values())
     first = vps[0]
-    assert first.text == "The Eiffel Tower is located in Paris. The tower was completed in 1889."
+    assert first.text == f"{CLEAN_PLACE} {CLEAN_YEAR}"
     assert (
         first.support >= 1
         and "https://en.wikipedia.org/wiki/Eiffel_Tower" in first.agreeing_sources
@@ -75,10 +76,7 @@ def test_prompts_quote_claims_by_source_and_fallback_has_no_evidence(
 ):
     ok = mirage.defend(QUERY, clean_passages)
     prompt = render_prompt(QUERY, ok)
-    assert (
-        "[source: https://www.britannica.com/eiffel]" in prompt
-        and '"The tower was completed in 1889."' in prompt
-    )
+    assert "[source: https://www.britannica.com/eiffel]" in prompt and f'"{CLEAN_YEAR}"' in prompt
     assert "disregard" in prompt and QUERY in prompt
     blocked = render_prompt(QUERY, mirage.defend(QUERY, polluted_passages))
     assert blocked == FALLBACK_PROMPT.format(question=QUERY) and "Rome" not in blocked

@@ -40,24 +40,20 @@ class TestMirageRetrieverStandard(RetrieversIntegrationTests):
 
 @pytest.mark.model
 class TestMirageRetrieverStandardAttributions(TestMirageRetrieverStandard):
-    """Attributions: five outlets state one fact and name themselves ("The Alpha Gazette
-    reports it."), and the NLI backend calls every pair entailment. Outlet names are not facts:
-    a name-based fact check that read "Alpha" vs "Bravo" as a conflict would return nothing."""
+    """Attributions: five outlets state one fact, each in its own words, and name themselves
+    ("The Alpha Gazette reports it.", "So writes the Bravo Times."), and the NLI backend calls
+    every pair entailment. Outlet names are not facts: a name-based fact check that read
+    "Alpha" vs "Bravo" as a conflict would return nothing."""
 
     @pytest.fixture(autouse=True)
-    def _child_and_nli(self, make_vector_retriever) -> None:
+    def _child_and_nli(self, make_vector_retriever, attributed_outlets) -> None:
         import numpy as np
         from langchain_core.documents import Document
 
         from mirage_core import CallableNLI
 
         docs = [
-            Document(
-                page_content="The Eiffel Tower is 330 metres tall and stands in Paris. "
-                f"The {name} Gazette reports it.",
-                metadata={"url": f"https://{name.lower()}-gazette.example/eiffel"},
-            )
-            for name in ("Alpha", "Bravo", "Charlie", "Delta", "Echo")
+            Document(page_content=p.text, metadata={"url": p.source}) for p in attributed_outlets
         ]
         self._child = make_vector_retriever(docs, 5)
         self._nli = CallableNLI(lambda p, h: np.tile([0.98, 0.01, 0.01], (len(p), 1)))

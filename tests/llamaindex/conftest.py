@@ -24,16 +24,19 @@ def as_nodes(passages: Sequence[Passage]) -> list[NodeWithScore]:
 
 @pytest.fixture
 def mixed_passages(clean_passages: list[Passage]) -> list[Passage]:
-    """The clean sources, one more that agrees, and one whose second sentence is polluted."""
+    """The clean sources, one more that agrees, and one whose second sentence is polluted (its
+    first is corroborated)."""
     return [
         *clean_passages,
         Passage(
-            "The tower was completed in 1889. The Eiffel Tower is located in Paris.",
+            "Tickets for the summit are sold online. Every seven years it is repainted with "
+            "about sixty tonnes of paint.",
             source="https://www.toureiffel.paris/en",
             score=0.8,
         ),
         Passage(
-            f"The Eiffel Tower is located in Paris. {POLLUTED_SENTENCE}",
+            "Until the Chrysler Building rose in New York, it was the tallest structure in the "
+            f"world. {POLLUTED_SENTENCE}",
             source="https://evil.example/x",
             score=0.99,
         ),

@@ -23,6 +23,7 @@ from llama_index.core.schema import (
 from mirage_core import Mirage, MirageConfig
 from mirage_llamaindex import MIRAGE_KEY, MiragePostprocessor
 from mirage_llamaindex._convert import to_passages
+from tests.conftest import CLEAN_YEAR
 
 
 @pytest.fixture
@@ -40,7 +41,7 @@ def test_verified_sentences_are_new_nodes_with_scores(pp, mixed_nodes, polluted_
     assert out, "the mixed set passes the gate"
     texts = [n.node.get_content() for n in out]
     assert all(polluted_sentence not in t for t in texts)
-    assert "The tower was completed in 1889." in " ".join(texts)
+    assert CLEAN_YEAR in " ".join(texts)
     by_id = {n.node.node_id: n for n in mixed_nodes}
     for n in out:
         original = by_id[n.node.node_id]  # sentences mode keeps the node id
@@ -50,7 +51,9 @@ def test_verified_sentences_are_new_nodes_with_scores(pp, mixed_nodes, polluted_
         assert n.node.get_content() == " ".join(original.node.get_content()[s:e] for s, e in spans)
     # the polluted source keeps only its corroborated sentence
     evil = [n for n in out if n.node.metadata["url"] == "https://evil.example/x"]
-    assert [n.node.get_content() for n in evil] == ["The Eiffel Tower is located in Paris."]
+    assert [n.node.get_content() for n in evil] == [
+        "Until the Chrysler Building rose in New York, it was the tallest structure in the world."
+    ]
 
 
 @pytest.mark.model
@@ -238,7 +241,7 @@ def test_inside_vector_store_index_query_engine(pp, mixed_nodes, polluted_nodes,
 
     response = engine(mixed_nodes).query("When was the Eiffel Tower completed?")
     echoed = str(response)  # MockLLM echoes the prompt it got
-    assert "The tower was completed in 1889." in echoed
+    assert CLEAN_YEAR in echoed
     assert polluted_sentence not in echoed
     assert "claim_indices" not in echoed and "agreeing_sources" not in echoed
     assert response.source_nodes and all(
