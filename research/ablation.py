@@ -16,6 +16,9 @@ results are in ``research/results/ablation/``; ``default.json`` there is that de
     python -m research.ablation write                  # research/candidates/ablation/*.json
     bash research/ablation_run.sh                      # one scoreboard run per ablation
     python -m research.ablation report research/results/ablation/*.json
+
+Later rounds: ``write --round N``, ``bash research/ablation_run.sh N`` and the report of
+``research/results/ablation-N/``.
 """
 
 from __future__ import annotations
@@ -102,10 +105,30 @@ ROUND_2 = {
 CANDIDATES_2 = Path("research/candidates/ablation-2")
 
 
-def write_round_2() -> None:
-    CANDIDATES_2.mkdir(parents=True, exist_ok=True)
-    for name, change in {"default": {}, **ROUND_2}.items():
-        (CANDIDATES_2 / f"{name}.json").write_text(json.dumps(change, indent=1) + "\n")
+#: The third round, on the default without the coordination length floor (declared before it
+#: ran; same earning rule and guarded rows): every part of the second round still in the
+#: decision, and two added since, the signal window (``coordination_window``) and fact
+#: coverage in corroboration (``fact_coverage``). The self-conflict release is off for
+#: questions already, and the garbled-passage rule is left out: the earning rule's score has
+#: no GARAG figure, the one figure that rule moves. Adoption as in the second round, and the
+#: configuration that switches the non-earning parts off must then also qualify on the full
+#: scoreboard under ``research.quarantine_conflicts.NO_LOSS_GAIN_GARAG``.
+ROUND_3 = {
+    **{
+        name: change
+        for name, change in ROUND_2.items()
+        if name not in ("no-length-floor", "no-self-conflict-release")
+    },
+    "no-signal-window": {"method": {"coordination_window": None}},
+    "no-fact-coverage": {"method": {"fact_coverage": False}},
+}
+CANDIDATES_3 = Path("research/candidates/ablation-3")
+
+
+def write_round(folder: Path, ablations: dict[str, dict[str, Any]]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, change in {"default": {}, **ablations}.items():
+        (folder / f"{name}.json").write_text(json.dumps(change, indent=1) + "\n")
 
 
 def write() -> None:
@@ -211,12 +234,15 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="cmd", required=True)
     w = sub.add_parser("write", help="write one candidate JSON per ablation")
-    w.add_argument("--round", type=int, default=1, choices=(1, 2))
+    w.add_argument("--round", type=int, default=1, choices=(1, 2, 3))
     r = sub.add_parser("report", help="the earning table from scoreboard JSON files")
     r.add_argument("runs", nargs="+")
     args = p.parse_args(argv)
     if args.cmd == "write":
-        write() if args.round == 1 else write_round_2()
+        if args.round == 1:
+            write()
+        else:
+            write_round(*{2: (CANDIDATES_2, ROUND_2), 3: (CANDIDATES_3, ROUND_3)}[args.round])
         return 0
     runs = load_runs(args.runs)
     if "default" not in runs:
