@@ -18,7 +18,8 @@ results are in ``research/results/ablation/``; ``default.json`` there is that de
     python -m research.ablation report research/results/ablation/*.json
 
 Later rounds: ``write --round N``, ``bash research/ablation_run.sh N`` and the report of
-``research/results/ablation-N/``.
+``research/results/ablation-N/``; ``report-full`` applies
+:data:`research.quarantine_conflicts.NO_LOSS_GAIN_GARAG` to full scoreboard runs.
 """
 
 from __future__ import annotations
@@ -242,7 +243,16 @@ def main(argv: list[str] | None = None) -> int:
     w.add_argument("--round", type=int, default=1, choices=(1, 2, 3))
     r = sub.add_parser("report", help="the earning table from scoreboard JSON files")
     r.add_argument("runs", nargs="+")
+    f = sub.add_parser("report-full", help="NO_LOSS_GAIN_GARAG on full scoreboard runs")
+    f.add_argument("runs", nargs="+")
     args = p.parse_args(argv)
+    if args.cmd == "report-full":
+        from research.quarantine_conflicts import no_loss_gain  # it imports this module
+
+        runs = load_runs(args.runs)
+        names = [n for n in runs if n != "default"]
+        print("\n".join(no_loss_gain(runs, names, complete_rows=True, with_garag=True)))
+        return 0
     if args.cmd == "write":
         if args.round == 1:
             write()
