@@ -34,6 +34,12 @@ The largest gain among those that qualify is adopted. :data:`NO_LOSS_CONTAMINATI
         research/candidates/requests-uncorroborated-fallback.json \\
         research/candidates/requests-keep-d-min-uncorroborated-fallback.json
     python -m research.request_d_min report research/results/request-d-min/*.json
+
+The second round (:data:`ROUND_2`) runs into the same folder:
+
+    bash research/run_candidates.sh research/results/request-d-min full \
+        research/candidates/requests-unflagged.json \
+        research/candidates/requests-unflagged-uncorroborated-fallback.json
 """
 
 from __future__ import annotations
@@ -58,6 +64,26 @@ REQUESTS: dict[str, dict[str, Any]] = {
         },
     }.items()
 }
+
+#: The second round (declared after the first's figures, before it ran; same rule): the one
+#: clean set every first-round candidate lost is an honest bio whose pages the coordination
+#: signals flag nine of ten. A request's pages are all about one person, and the signals were
+#: fit on questions; biogen's pollution is one edit per page, which no group signal reads.
+#: ``requests-unflagged``: a request's groups are scored but never flagged (both thresholds
+#: out of reach), so nothing is quarantined and ``d_min`` stays; and the same with the
+#: uncorroborated fallback.
+UNFLAGGED = {"coordination_threshold": 1e9, "coordination_isolated_threshold": 1e9}
+ROUND_2: dict[str, dict[str, Any]] = {
+    name: {"method": {"request_overrides": {**REQUEST_OVERRIDES, **change}}}
+    for name, change in {
+        "requests-unflagged": UNFLAGGED,
+        "requests-unflagged-uncorroborated-fallback": {
+            **UNFLAGGED,
+            "uncorroborated_delivery": "fallback",
+        },
+    }.items()
+}
+ROUNDS = {**REQUESTS, **ROUND_2}
 
 GOAL_AWARE_CONTAMINATION = {"declared": "2026-12-05"}
 
@@ -112,15 +138,15 @@ def goal_aware_contamination(run: dict[str, Any], default: dict[str, Any]) -> Ju
 
 def report(runs: dict[str, dict[str, Any]]) -> list[str]:
     title = f"rule GOAL_AWARE_CONTAMINATION ({GOAL_AWARE_CONTAMINATION['declared']}), fit split"
-    lines = choose(title, REQUESTS, runs, goal_aware_contamination)
+    lines = choose(title, ROUNDS, runs, goal_aware_contamination)
     old = choose(
-        "beside it, rule NO_LOSS_CONTAMINATION (2026-12-04)", REQUESTS, runs, no_loss_contamination
+        "beside it, rule NO_LOSS_CONTAMINATION (2026-12-04)", ROUNDS, runs, no_loss_contamination
     )
     return [*lines, "", *old]
 
 
 def main(argv: list[str] | None = None) -> int:
-    return candidates_main(argv, __doc__, REQUESTS, report)
+    return candidates_main(argv, __doc__, ROUNDS, report)
 
 
 if __name__ == "__main__":
