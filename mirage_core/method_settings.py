@@ -51,15 +51,22 @@ UncorroboratedDelivery = Literal["selected", "most_relevant", "part_and_most_rel
 ParaphraseVeto = Literal["counted", "leaning"]
 
 
+#: A coordination threshold no group's score reaches: groups are scored, never flagged.
+UNREACHABLE = 1e9
+
 #: What a request for an account is defended with (``MethodSettings.request_overrides``):
 #: gated conflict by conflict, its corroborated part delivered without the answer-sentence
-#: requirement, and whole-evidence groups scored on the group signals it has.
+#: requirement, and no passage quarantined as planted. The coordination signals were fit on
+#: questions; every page of an account is about one subject, and they read nine honest pages
+#: of one person's life as one planted group, after which one page was all that was left to
+#: deliver (``docs/decisions.md``, "what a request delivers once most of its pages are
+#: quarantined").
 REQUEST_OVERRIDES: dict[str, Any] = {
     "contradiction_scope": "selected",
     "conflict_rule": "majority",
-    "coordination_self_conflict": 0.8,
     "corroborated_relevant": False,
-    "coordination_isolated_signals": (),
+    "coordination_threshold": UNREACHABLE,
+    "coordination_isolated_threshold": UNREACHABLE,
 }
 
 
@@ -170,9 +177,8 @@ class MethodSettings:
         default=None, metadata=rule("unit", optional=True)
     )
     """A flagged group two of whose passages contradict each other (``w_contr`` at least this)
-    is released, not quarantined (``None``: off). Off for a question: planted passages that
-    each list different decoys beside one answer contradict each other too; a request for an
-    account releases at 0.8 (``request_overrides``)."""
+    is released, not quarantined (``None``: off). Off by default: planted passages that each
+    list different decoys beside one answer contradict each other too."""
     garbled_threshold: float | None = field(default=0.3, metadata=rule("unit", optional=True))
     """A passage at least this share of whose lower-case words are misspelt is garbled
     (:mod:`mirage_core.garbled`: typo'd copies of a page): quarantined like a planted passage
@@ -257,10 +263,11 @@ class MethodSettings:
     :func:`mirage_core.query_kind.requests_account`; :mod:`mirage_core.request_gate`). A
     question has one answer, and evidence that disagrees about it is unreliable; an account
     gathers many facts from many pages, and honest pages disagree on some. The default gates
-    such a request conflict by conflict (r_contr inside S*, the majority rule, a flagged group
-    holding a counted contradiction released), delivers its corroborated part without the
-    answer-sentence requirement, and scores evidence that is one group without the isolated
-    signals fit on questions. Empty: a request is defended as a question."""
+    such a request conflict by conflict (r_contr inside S*, the majority rule), delivers its
+    corroborated part without the answer-sentence requirement, and quarantines none of its
+    passages: the coordination signals, fit on questions, read honest pages about one life as
+    planted copies (they are scored, never flagged). Empty: a request is defended as a
+    question."""
 
     def __post_init__(self) -> None:
         validate(self)

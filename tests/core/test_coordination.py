@@ -541,13 +541,13 @@ def test_the_floor_scope_is_a_method_setting(fake_nli):
     assert model_for(False).floor_scope == "group"
 
 
-@pytest.mark.parametrize("in_requests", [True, False])
+@pytest.mark.parametrize("overridden", [True, False])
 def test_isolated_scoring_of_a_request_for_an_account_is_a_setting(
-    fake_nli, fake_embedder, monkeypatch, in_requests
+    fake_nli, fake_embedder, monkeypatch, overridden
 ):
-    """With ``coordination_isolated_signals=()`` among the request overrides (the default),
-    evidence for "Tell me about …" that is one group is scored without the isolated signals;
-    a question's keeps them."""
+    """With ``coordination_isolated_signals=()`` among the request overrides, evidence for
+    "Tell me about …" that is one group is scored without the isolated signals; a question's
+    keeps them."""
     import mirage_core.coordination as coordination
     from mirage_core import Mirage, MirageConfig, Passage
 
@@ -561,13 +561,31 @@ def test_isolated_scoring_of_a_request_for_an_account_is_a_setting(
     monkeypatch.setattr(coordination, "detect_coordination", spy)
     passages = [Passage(t, source=f"https://p{i}.example/a") for i, t in enumerate(PLANTED_LONG)]
     overrides = dict(MirageConfig().method.request_overrides)
-    assert overrides["coordination_isolated_signals"] == ()
-    if in_requests:
-        del overrides["coordination_isolated_signals"]
+    assert "coordination_isolated_signals" not in overrides
+    if overridden:
+        overrides["coordination_isolated_signals"] = ()
     cfg = MirageConfig().replace(request_overrides=overrides)
     mirage = Mirage(cfg, nli=fake_nli, embedder=fake_embedder)
     mirage.defend(QUERY, passages)
     mirage.defend("Tell me about the episodes of Chicago Fire season 4", passages)
     question, request = seen
     assert question == DEFAULT_MODEL.isolated_signals
-    assert request == (DEFAULT_MODEL.isolated_signals if in_requests else ())
+    assert request == (() if overridden else DEFAULT_MODEL.isolated_signals)
+
+
+def test_a_request_for_an_account_quarantines_nothing(fake_nli, fake_embedder):
+    """The default request settings flag none of a request's groups (the verdict has no
+    coordination record): the same planted passages are quarantined for a question, and for a
+    request defended as one."""
+    from mirage_core import Mirage, MirageConfig, Passage
+
+    passages = [Passage(t, source=f"https://p{i}.example/a") for i, t in enumerate(PLANTED_LONG)]
+    request = "Tell me about the episodes of Chicago Fire season 4"
+    default = Mirage(MirageConfig(), nli=fake_nli, embedder=fake_embedder)
+    as_question = Mirage(
+        MirageConfig().replace(request_overrides={}), nli=fake_nli, embedder=fake_embedder
+    )
+    assert default.defend(QUERY, passages).coordination.passages
+    account = default.defend(request, passages)
+    assert account.coordination is None and "quarantined" not in account.reason
+    assert as_question.defend(request, passages).coordination.passages
