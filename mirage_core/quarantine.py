@@ -12,9 +12,10 @@ Three settings of :class:`~mirage_core.method_settings.MethodSettings` refine it
 
 - *A group that contradicts itself is released* (``coordination_self_conflict``,
   :func:`self_contradicting`). Planted copies push one story; pages that share phrasing but
-  contradict each other on a fact are not one story copied. Off for a question (planted
-  passages that each list different decoys beside one answer contradict each other too), at
-  0.8 for a request for an account, whose pages tell one life in many overlapping words.
+  contradict each other on a fact are not one story copied. Off by default: planted passages
+  that each list different decoys beside one answer contradict each other too. (A request for
+  an account quarantines nothing: its request settings put the coordination thresholds out of
+  reach.)
 - *Corroboration after a quarantine* (``coordinated_d_min``): the planted passages took the
   retrieval slots that independent corroboration would fill, so the gate may ask fewer
   sources of what remains (:func:`gate_d_min`).
