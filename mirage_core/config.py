@@ -210,7 +210,7 @@ class MirageConfig:
             self.independence == "embedding"
             or m.paraphrase_pairs
             or m.paraphrase_support is not None
-            or self.coordination == "embedding"
+            or (self.coordination == "embedding" and m.quarantine_planted)
             or self.redundancy_filter != "none"
             or (m.partner_ranking == "embedding" and self.partners_per_claim is not None)
         )

@@ -51,9 +51,6 @@ UncorroboratedDelivery = Literal["selected", "most_relevant", "part_and_most_rel
 ParaphraseVeto = Literal["counted", "leaning"]
 
 
-#: A coordination threshold no group's score reaches: groups are scored, never flagged.
-UNREACHABLE = 1e9
-
 #: What a request for an account is defended with (``MethodSettings.request_overrides``):
 #: gated conflict by conflict, its corroborated part delivered without the answer-sentence
 #: requirement, and no passage quarantined as planted. The coordination signals were fit on
@@ -65,8 +62,7 @@ REQUEST_OVERRIDES: dict[str, Any] = {
     "contradiction_scope": "selected",
     "conflict_rule": "majority",
     "corroborated_relevant": False,
-    "coordination_threshold": UNREACHABLE,
-    "coordination_isolated_threshold": UNREACHABLE,
+    "quarantine_planted": False,
 }
 
 
@@ -195,6 +191,11 @@ class MethodSettings:
     """Claims of quarantined passages enter S* only with support from this many independence
     groups outside them (0: no quarantine; ``None``: never, a planted passage contributes no
     claim)."""
+    quarantine_planted: bool = field(default=True, metadata=rule("bool"))
+    """Whether the coordination signals run and the passages they read as planted are
+    quarantined (``False``: the signals are not computed, no passage is flagged, and the
+    embedder is not loaded for them; garbled passages are still quarantined). A request for an
+    account sets it ``False`` (``request_overrides``)."""
     coordinated_d_min: int | None = field(default=1, metadata=rule("int", optional=True))
     """``d_min`` the gate applies once passages were quarantined (``None``: ``d_min``)."""
     quarantined_conflicts: QuarantinedConflicts = "count"
@@ -266,7 +267,7 @@ class MethodSettings:
     such a request conflict by conflict (r_contr inside S*, the majority rule), delivers its
     corroborated part without the answer-sentence requirement, and quarantines none of its
     passages: the coordination signals, fit on questions, read honest pages about one life as
-    planted copies (they are scored, never flagged). Empty: a request is defended as a
+    planted copies (``quarantine_planted=False``). Empty: a request is defended as a
     question."""
 
     def __post_init__(self) -> None:

@@ -560,7 +560,8 @@ def test_isolated_scoring_of_a_request_for_an_account_is_a_setting(
 
     monkeypatch.setattr(coordination, "detect_coordination", spy)
     passages = [Passage(t, source=f"https://p{i}.example/a") for i, t in enumerate(PLANTED_LONG)]
-    overrides = dict(MirageConfig().method.request_overrides)
+    # a request whose signals run (the default request settings run none)
+    overrides = dict(MirageConfig().method.request_overrides, quarantine_planted=True)
     assert "coordination_isolated_signals" not in overrides
     if overridden:
         overrides["coordination_isolated_signals"] = ()
@@ -589,3 +590,23 @@ def test_a_request_for_an_account_quarantines_nothing(fake_nli, fake_embedder):
     account = default.defend(request, passages)
     assert account.coordination is None and "quarantined" not in account.reason
     assert as_question.defend(request, passages).coordination.passages
+
+
+def test_a_request_for_an_account_reads_no_embedding(fake_nli, fake_embedder):
+    """With nothing to quarantine, a request's coordination signals are not computed, so the
+    default config embeds a question's passages and not a request's."""
+    from mirage_core import Mirage, MirageConfig, Passage
+    from mirage_core.embeddings import CallableEmbedder
+
+    calls: list[int] = []
+
+    def counting(texts):
+        calls.append(len(texts))
+        return fake_embedder.embed(texts)
+
+    passages = [Passage(t, source=f"https://p{i}.example/a") for i, t in enumerate(PLANTED_LONG)]
+    mirage = Mirage(MirageConfig(), nli=fake_nli, embedder=CallableEmbedder(counting))
+    mirage.defend("Tell me about the episodes of Chicago Fire season 4", passages)
+    assert calls == []
+    mirage.defend(QUERY, passages)
+    assert calls

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from mirage_core import Mirage, MirageConfig, Passage
-from mirage_core.method_settings import REQUEST_OVERRIDES, UNREACHABLE
+from mirage_core.method_settings import REQUEST_OVERRIDES
 from mirage_core.request_gate import gate_config, request_config
 
 QUESTION = "When was the Eiffel Tower completed?"
@@ -52,7 +52,7 @@ def test_request_config_applies_the_overrides_and_nothing_else():
     assert account is not None
     m = account.method
     assert (m.conflict_rule, m.contradiction_scope) == ("majority", "selected")
-    assert m.coordination_threshold == m.coordination_isolated_threshold == UNREACHABLE
+    assert m.quarantine_planted is False and config.method.quarantine_planted is True
     assert m.corroborated_relevant is False
     assert m.request_overrides == {} and m.kappa == 0.7
     restored = {k: getattr(config.method, k) for k in overrides}
