@@ -218,12 +218,7 @@ class Mirage:
         probs = np.empty((0, 3)) if probs is None else probs  # a query with no pair
         sourced = build_graph(claims, pairs.left, pairs.right, probs, cfg)
         allowed, quarantined, coordination = apply_quarantine(
-            evidence.coordinated,
-            claims,
-            sourced.graph,
-            sourced.groups,
-            cfg,
-            evidence.garbled,
+            evidence.coordinated, claims, sourced.graph, sourced.groups, cfg, evidence.garbled
         )
         t1 = time.perf_counter()
         corroboration = configured_corroboration(

@@ -22,7 +22,7 @@ from mirage_core.corroboration import Corroboration
 from mirage_core.evidence import Evidence
 from mirage_core.graph import ClaimGraph, SourcedGraph
 from mirage_core.majority import MajorityRule, conflict_edges
-from mirage_core.quarantine import conflict_weight, gate_d_min
+from mirage_core.quarantine import claims_of, conflict_weight, gate_d_min
 from mirage_core.records import CoordinationRecord, HeldBack, RuleOutcome, Tie
 from mirage_core.redundancy_filter import hold_back, redundant_passages
 from mirage_core.relevance import edge_relevance
@@ -102,8 +102,7 @@ def measure(
         left_out = quarantined
     elif m.garbled_conflicts == "ignore" and coordination.garbled:
         # the NLI model cannot read a garbled passage: its "contradictions" are noise
-        garbled = set(coordination.garbled)
-        left_out = np.array([c.passage_index in garbled for c in claims], dtype=bool)
+        left_out = claims_of(claims, coordination.garbled)
     if left_out is not None:
         mask = conflict_weight(graph, left_out)
         weight = mask if weight is None else weight * mask

@@ -38,6 +38,7 @@ from mirage_core.types import Claim
 
 __all__ = [
     "apply_quarantine",
+    "claims_of",
     "conflict_weight",
     "gate_d_min",
     "outside_support",
@@ -52,6 +53,12 @@ def outside_support(graph: ClaimGraph, groups: np.ndarray, quarantined: np.ndarr
     return support_counts(graph, groups, excluded=quarantined)
 
 
+def claims_of(claims: Sequence[Claim], passages: Sequence[int] | set[int]) -> np.ndarray:
+    """Mask over ``claims``: whether each comes from one of ``passages`` (caller indices)."""
+    wanted = set(passages)
+    return np.array([c.passage_index in wanted for c in claims], dtype=bool)
+
+
 def quarantine_eligible(
     claims: Sequence[Claim],
     graph: ClaimGraph,
@@ -62,7 +69,7 @@ def quarantine_eligible(
     """``(eligible, quarantined)`` masks over claims: a claim of a flagged passage is eligible
     for S* only with ``min_support`` outside supporters (``None``: never); every other claim
     is eligible."""
-    quarantined = np.array([c.passage_index in flagged_passages for c in claims], dtype=bool)
+    quarantined = claims_of(claims, flagged_passages)
     if min_support is None:
         return ~quarantined, quarantined
     if min_support <= 0 or not quarantined.any():

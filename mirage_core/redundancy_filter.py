@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 
 from mirage_core.graph import ClaimGraph
-from mirage_core.quarantine import outside_support
+from mirage_core.quarantine import claims_of, outside_support
 from mirage_core.types import Claim
 
 __all__ = [
@@ -198,7 +198,7 @@ def hold_back(
     group *outside* the held-back passages supports it (the quarantine's rule,
     :func:`mirage_core.quarantine.outside_support`): honest coverage of one story is as alike
     as planted copies, and an independent page that says the same thing vouches for it."""
-    in_held = np.array([c.passage_index in passages for c in claims], dtype=bool)
+    in_held = claims_of(claims, passages)
     vouched = outside_support(graph, groups, in_held) >= 1 if in_held.any() else in_held
     delivered = [i for i in selected if not in_held[i] or vouched[i]]
     held = [i for i in selected if in_held[i] and not vouched[i]]
