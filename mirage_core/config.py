@@ -126,9 +126,24 @@ class MirageConfig:
         if not isinstance(self.method, MethodSettings):
             raise ValueError(f"method must be a MethodSettings, got {type(self.method).__name__}")
         validate(self)
+        self._check_request_overrides()
 
     def __hash__(self) -> int:
         return hash(json.dumps(self.to_dict(), sort_keys=True))
+
+    def _check_request_overrides(self) -> None:
+        """The names of ``method.request_overrides`` that are not ``MethodSettings`` fields
+        must be fields of this class, with valid values."""
+        top = {k: v for k, v in self.method.request_overrides.items() if k not in _METHOD_FIELDS}
+        if not top:
+            return
+        unknown = set(top) - ({f.name for f in fields(self)} - {"method"})
+        if unknown:
+            raise ValueError(f"request_overrides: unknown settings {sorted(unknown)}")
+        try:
+            replace(self, method=self.method.replace(request_overrides={}), **top)
+        except ValueError as exc:
+            raise ValueError(f"request_overrides: {exc}") from exc
 
     # -- constructors -------------------------------------------------------------------
     @classmethod
@@ -210,7 +225,7 @@ class MirageConfig:
             self.independence == "embedding"
             or m.paraphrase_pairs
             or m.paraphrase_support is not None
-            or (self.coordination == "embedding" and m.quarantine_planted)
+            or self.coordination == "embedding"
             or self.redundancy_filter != "none"
             or (m.partner_ranking == "embedding" and self.partners_per_claim is not None)
         )

@@ -194,7 +194,7 @@ def find_coordinated(
     ``skip``: positions the signals do not read (garbled passages)."""
     skipped = set(skip)
     read = [i for i in range(len(evidence.texts)) if i not in skipped]
-    if config.coordination == "none" or not config.method.quarantine_planted or len(read) <= 2:
+    if config.coordination == "none" or len(read) <= 2:
         return
     from mirage_core.coordination import absorb_near_copies, detect_coordination, model_for
 

@@ -53,7 +53,8 @@ ParaphraseVeto = Literal["counted", "leaning"]
 
 #: What a request for an account is defended with (``MethodSettings.request_overrides``):
 #: gated conflict by conflict, its corroborated part delivered without the answer-sentence
-#: requirement, and no passage quarantined as planted. The coordination signals were fit on
+#: requirement, and no coordination signals (``coordination="none"``: no passage quarantined
+#: as planted). The coordination signals were fit on
 #: questions; every page of an account is about one subject, and they read nine honest pages
 #: of one person's life as one planted group, after which one page was all that was left to
 #: deliver (``docs/decisions.md``, "what a request delivers once most of its pages are
@@ -62,7 +63,7 @@ REQUEST_OVERRIDES: dict[str, Any] = {
     "contradiction_scope": "selected",
     "conflict_rule": "majority",
     "corroborated_relevant": False,
-    "quarantine_planted": False,
+    "coordination": "none",
 }
 
 
@@ -191,11 +192,6 @@ class MethodSettings:
     """Claims of quarantined passages enter S* only with support from this many independence
     groups outside them (0: no quarantine; ``None``: never, a planted passage contributes no
     claim)."""
-    quarantine_planted: bool = field(default=True, metadata=rule("bool"))
-    """Whether the coordination signals run and the passages they read as planted are
-    quarantined (``False``: the signals are not computed, no passage is flagged, and the
-    embedder is not loaded for them; garbled passages are still quarantined). A request for an
-    account sets it ``False`` (``request_overrides``)."""
     coordinated_d_min: int | None = field(default=1, metadata=rule("int", optional=True))
     """``d_min`` the gate applies once passages were quarantined (``None``: ``d_min``)."""
     quarantined_conflicts: QuarantinedConflicts = "count"
@@ -261,13 +257,14 @@ class MethodSettings:
         default_factory=lambda: dict(REQUEST_OVERRIDES), metadata=rule("overrides")
     )
     """These settings changed for a query that requests an account ("Tell me a bio of X?",
-    :func:`mirage_core.query_kind.requests_account`; :mod:`mirage_core.request_gate`). A
+    :func:`mirage_core.query_kind.requests_account`; :mod:`mirage_core.request_gate`), by
+    name: a field of this class or of ``MirageConfig`` (checked there). A
     question has one answer, and evidence that disagrees about it is unreliable; an account
     gathers many facts from many pages, and honest pages disagree on some. The default gates
     such a request conflict by conflict (r_contr inside S*, the majority rule), delivers its
     corroborated part without the answer-sentence requirement, and quarantines none of its
     passages: the coordination signals, fit on questions, read honest pages about one life as
-    planted copies (``quarantine_planted=False``). Empty: a request is defended as a
+    planted copies (``coordination="none"``). Empty: a request is defended as a
     question."""
 
     def __post_init__(self) -> None:
@@ -276,17 +273,17 @@ class MethodSettings:
             object.__setattr__(self, "request_overrides", self._checked_overrides())
 
     def _checked_overrides(self) -> dict[str, Any]:
-        """``request_overrides`` validated as settings (named fields, valid values) and
-        normalized as the fields store them."""
+        """``request_overrides`` whose names of this class are validated (valid values) and
+        normalized as the fields store them; other names are ``MirageConfig``'s to check."""
         names = {f.name for f in fields(self)} - {"request_overrides"}
-        unknown = set(self.request_overrides) - names
-        if unknown:
-            raise ValueError(f"request_overrides: unknown MethodSettings fields {sorted(unknown)}")
+        own = {k: v for k, v in self.request_overrides.items() if k in names}
         try:
-            applied = replace(self, request_overrides={}, **self.request_overrides)
+            applied = replace(self, request_overrides={}, **own)
         except ValueError as exc:
             raise ValueError(f"request_overrides: {exc}") from exc
-        return {k: getattr(applied, k) for k in self.request_overrides}
+        return {
+            k: getattr(applied, k) if k in own else v for k, v in self.request_overrides.items()
+        }
 
     @classmethod
     def paper(cls, **overrides: Any) -> MethodSettings:

@@ -14,7 +14,7 @@ Three settings of :class:`~mirage_core.method_settings.MethodSettings` refine it
   :func:`self_contradicting`). Planted copies push one story; pages that share phrasing but
   contradict each other on a fact are not one story copied. Off by default: planted passages
   that each list different decoys beside one answer contradict each other too. (A request for
-  an account quarantines nothing: ``quarantine_planted=False`` in its request settings.)
+  an account quarantines nothing: its request settings hold ``coordination="none"``.)
 - *Corroboration after a quarantine* (``coordinated_d_min``): the planted passages took the
   retrieval slots that independent corroboration would fill, so the gate may ask fewer
   sources of what remains (:func:`gate_d_min`).

@@ -561,7 +561,7 @@ def test_isolated_scoring_of_a_request_for_an_account_is_a_setting(
     monkeypatch.setattr(coordination, "detect_coordination", spy)
     passages = [Passage(t, source=f"https://p{i}.example/a") for i, t in enumerate(PLANTED_LONG)]
     # a request whose signals run (the default request settings run none)
-    overrides = dict(MirageConfig().method.request_overrides, quarantine_planted=True)
+    overrides = dict(MirageConfig().method.request_overrides, coordination="embedding")
     assert "coordination_isolated_signals" not in overrides
     if overridden:
         overrides["coordination_isolated_signals"] = ()

@@ -52,20 +52,26 @@ def test_request_config_applies_the_overrides_and_nothing_else():
     assert account is not None
     m = account.method
     assert (m.conflict_rule, m.contradiction_scope) == ("majority", "selected")
-    assert m.quarantine_planted is False and config.method.quarantine_planted is True
+    assert account.coordination == "none" and config.coordination == "embedding"
     assert m.corroborated_relevant is False
     assert m.request_overrides == {} and m.kappa == 0.7
-    restored = {k: getattr(config.method, k) for k in overrides}
+    restored = {k: config.flat()[k] for k in overrides}
     assert account.replace(**restored, request_overrides=overrides) == config
     assert gate_config(config, account, REQUEST) is account
     assert gate_config(config, account, QUESTION) is config
 
 
 def test_request_overrides_are_checked_as_settings():
-    with pytest.raises(ValueError, match="unknown MethodSettings fields"):
+    with pytest.raises(ValueError, match="unknown settings"):
         MirageConfig().replace(request_overrides={"kapa": 0.5})
+    with pytest.raises(ValueError, match="unknown settings"):
+        MirageConfig().replace(request_overrides={"method": {}})
     with pytest.raises(ValueError, match="request_overrides: kappa"):
         MirageConfig().replace(request_overrides={"kappa": 7})
+    with pytest.raises(ValueError, match="request_overrides: coordination"):
+        MirageConfig().replace(request_overrides={"coordination": "sometimes"})
+    with pytest.raises(ValueError, match="request_overrides: d_min"):
+        MirageConfig().replace(request_overrides={"d_min": "two"})
     listed = MirageConfig().replace(request_overrides={"coordination_isolated_signals": []})
     assert listed.method.request_overrides == {"coordination_isolated_signals": ()}
     config = MirageConfig()
