@@ -146,7 +146,8 @@ class MethodSettings:
         default=None, metadata=rule("nonnegative", optional=True)
     )
     """Median content tokens per passage above which a group is never flagged (``None``: the
-    model's own)."""
+    model's own, no ceiling). A ceiling tells an attacker how far to pad planted passages to
+    pass unflagged (``research/results/padded_poisons.txt``)."""
     coordination_tightness_outside: int | None = field(
         default=None, metadata=rule("int", optional=True)
     )

@@ -610,3 +610,35 @@ def test_a_request_for_an_account_reads_no_embedding(fake_nli, fake_embedder):
     assert calls == []
     mirage.defend(QUERY, passages)
     assert calls
+
+
+def test_the_coordination_settings_reach_the_model_the_signals_score_with(
+    fake_nli, fake_embedder, monkeypatch
+):
+    """Each ``coordination_*`` setting of ``MethodSettings`` arrives in the model the engine
+    hands to :func:`detect_coordination`; unset, the shipped model's own values."""
+    import mirage_core.coordination as coordination
+    from mirage_core import Mirage, MirageConfig, Passage
+
+    seen = []
+    real = coordination.detect_coordination
+
+    def spy(query, texts, domains, embeddings=None, model=None, **kw):
+        seen.append(model)
+        return real(query, texts, domains, embeddings, model, **kw)
+
+    monkeypatch.setattr(coordination, "detect_coordination", spy)
+    passages = [Passage(t, source=f"https://p{i}.example/a") for i, t in enumerate(PLANTED_LONG)]
+    changed = MirageConfig().replace(
+        coordination_min_tokens=5.0,
+        coordination_max_tokens=300.0,
+        coordination_tightness_outside=2,
+        coordination_floor_scope="evidence",
+    )
+    for config in (MirageConfig(), changed):
+        Mirage(config, nli=fake_nli, embedder=fake_embedder).defend(QUERY, passages)
+    shipped, model = seen
+    assert (shipped.min_tokens, shipped.max_tokens) == (DEFAULT_MODEL.min_tokens, math.inf)
+    assert shipped.tightness_min_outside == 1 and shipped.floor_scope == "group"
+    assert (model.min_tokens, model.max_tokens) == (5.0, 300.0)
+    assert model.tightness_min_outside == 2 and model.floor_scope == "evidence"

@@ -163,3 +163,30 @@ def test_config_names_an_unknown_budget_field():
         MirageConfig.from_dict({"pairs_per_claim": 8})
     with pytest.raises(ValueError, match="partner_ranking"):
         MirageConfig(method=MethodSettings(partner_ranking="cosine"))
+
+
+def test_pair_relevant_only_sends_no_pair_with_a_claim_off_the_query():
+    """With ``pair_relevant_only`` every pair NLI sees holds a word of the query on both
+    sides; without it, the pairs between the two off-query sentences are scored too."""
+    seen: list[tuple[str, str]] = []
+
+    class Entail:  # no cache: every pair the engine sends is seen
+        def predict(self, premises, hypotheses):
+            seen.extend(zip(premises, hypotheses, strict=True))
+            return entail_all(premises, hypotheses)
+
+    query = "When did the bridge open?"
+    texts = [
+        "The bridge opened in 1932 over the river. Its painters used red lead paint in spring.",
+        "The bridge over the river opened in 1932. Its painters used red lead paint every year.",
+        "In 1932 the bridge opened. Its painters used red lead paint on the towers.",
+    ]
+    passages = [Passage(t, source=f"https://site{i}.example/a") for i, t in enumerate(texts)]
+    config = MirageConfig(coordination="none", partners_per_claim=None)
+    Mirage(config, nli=Entail()).defend(query, passages)
+    off_query = [(p, h) for p, h in seen if "painters" in p and "painters" in h]
+    assert off_query  # the off-query sentences are paired with each other by default
+    seen.clear()
+    Mirage(config.replace(pair_relevant_only=True), nli=Entail()).defend(query, passages)
+    assert seen
+    assert all("bridge" in p.lower() and "bridge" in h.lower() for p, h in seen)
