@@ -293,7 +293,9 @@ def _answer_pairs(
                 total += 1
                 if share is not None:
                     pair = (v.claims[x], v.claims[y])
-                    rule = (rule or 0) + bool(answer_conflicts(rec.query, pair, [0, 1], share))
+                    names = v.thresholds.get("answer_names", "word")
+                    found = answer_conflicts(rec.query, pair, [0, 1], share, names=names)
+                    rule = (rule or 0) + bool(found)
                 if key in called:
                     scored += 1
                     hit += called[key]

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mirage_core.claims import STOPWORDS, content_tokens
-from mirage_core.factcheck import FACT_KINDS, fact_tokens
+from mirage_core.factcheck import FACT_KINDS, fact_tokens, name_phrases
 from mirage_core.relevance import stem, stems
 from mirage_core.types import Claim
 
@@ -150,19 +150,36 @@ def _question_words(query: str) -> set[str]:
     return words | stems(content_tokens(query))
 
 
-def answer_facts(text: str, question_words: set[str]) -> dict[str, frozenset[str]]:
+def answer_facts(
+    text: str, question_words: set[str], names: str = "word"
+) -> dict[str, frozenset[str]]:
     """The facts of each kind ``text`` names that ``question_words`` (the question's tokens and
-    content stems) do not."""
+    content stems) do not. ``names="last_word"``: a name is its last word outside the
+    question ("New York Mets" → "mets"), not each of its words."""
+    if names not in ("word", "last_word"):
+        raise ValueError(f"names must be 'word' or 'last_word', got {names!r}")
     found: dict[str, set[str]] = {}
     for token, kind in fact_tokens(text):
         if kind is not None:
             token = _POSSESSIVE.sub("", token) or token
-        if kind is None or token in question_words:
+        if kind is None or token in question_words or (kind == "name" and names != "word"):
             continue
-        if kind == "name" and (token in STOPWORDS or stem(token) in question_words):
+        if kind == "name" and _in_question(token, question_words):
             continue
         found.setdefault(kind, set()).add(token)
+    if names == "last_word":
+        for phrase in name_phrases(text):
+            words = [_POSSESSIVE.sub("", t) or t for t in phrase]
+            kept = [
+                t for t in words if t not in question_words and not _in_question(t, question_words)
+            ]
+            if kept:
+                found.setdefault("name", set()).add(kept[-1])
     return {k: frozenset(v) for k, v in found.items()}
+
+
+def _in_question(token: str, question_words: set[str]) -> bool:
+    return token in STOPWORDS or stem(token) in question_words
 
 
 def topic_context(claims: Sequence[Claim], mode: str = "lead+previous") -> list[frozenset[str]]:
@@ -191,6 +208,7 @@ def answer_conflicts(
     min_share: float,
     scope: str = "claim",
     context: Sequence[frozenset[str]] | None = None,
+    names: str = "word",
 ) -> list[AnswerConflict]:
     """Every pair of ``claims[indices]`` from different sources that holds at least
     ``min_share`` of ``query``'s content words each (one of its :func:`relation_stems` among
@@ -208,6 +226,8 @@ def answer_conflicts(
     and lets more planted answers through: the honest page names *some* fact of the planted
     claim somewhere (the wrong answer, "close to the border with Kenya", or the subject the
     poison names beside it), so ``"claim"`` is the default.
+
+    ``names``: how two names are told apart (:func:`answer_facts`).
 
     A query with no content word gives no pair: no claim can be told to restate it."""
     if scope not in ("claim", "passage"):
@@ -229,12 +249,12 @@ def answer_conflicts(
     # a claim that restates the question only with its page's context (the verdict says so)
     via_context = {i: len(q & own[i]) / len(q) < min_share for i in on_question}
     words = _question_words(query)
-    facts = [answer_facts(claims[i].text, words) for i in on_question]
+    facts = [answer_facts(claims[i].text, words, names) for i in on_question]
     pages: dict[int, dict[str, set[str]]] = {}  # scope "passage": each page's facts
     if scope == "passage":
         known = dict(zip(on_question, facts, strict=True))  # read once, not twice
         for i, c in enumerate(claims):
-            of_claim = known[i] if i in known else answer_facts(c.text, words)
+            of_claim = known[i] if i in known else answer_facts(c.text, words, names)
             page = pages.setdefault(c.passage_index, {})
             for kind, found_here in of_claim.items():
                 page.setdefault(kind, set()).update(found_here)

@@ -16,6 +16,7 @@ from mirage_core.checks import markdown_table, rule, validate
 from mirage_core.method_settings import (
     AnswerConflictContext,
     AnswerConflictScope,
+    AnswerNames,
     ConflictRule,
     ContradictionScope,
     ContradictionSymmetry,
@@ -30,6 +31,7 @@ from mirage_core.method_settings import (
 __all__ = [
     "AnswerConflictContext",
     "AnswerConflictScope",
+    "AnswerNames",
     "ConflictRule",
     "ContradictionScope",
     "ContradictionSymmetry",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
-__all__ = ["FACT_KINDS", "fact_conflict", "fact_conflict_kind", "fact_tokens"]
+__all__ = ["FACT_KINDS", "fact_conflict", "fact_conflict_kind", "fact_tokens", "name_phrases"]
 
 #: The kinds of fact token the check compares, in the order it reports them.
 FACT_KINDS: tuple[str, ...] = ("number", "month", "name")
@@ -46,6 +46,31 @@ def fact_tokens(sentence: str) -> list[tuple[str, str | None]]:
     for i, m in enumerate(_TOKEN.finditer(sentence)):
         tok = m.group(0)
         out.append((tok.lower().replace(",", ""), _kind(tok, i == 0)))
+    return out
+
+
+def name_phrases(sentence: str) -> list[tuple[str, ...]]:
+    """``sentence``'s proper names, lower-cased: runs of name tokens (:func:`fact_tokens`'
+    ``"name"``) separated by one space, so "New York Mets" is one name and "Marshfield,
+    Missouri" two."""
+    out: list[tuple[str, ...]] = []
+    run: list[str] = []
+    end = 0
+    for i, m in enumerate(_TOKEN.finditer(sentence)):
+        tok = m.group(0)
+        if _kind(tok, i == 0) != "name":
+            if run:
+                out.append(tuple(run))
+            run = []
+        elif run and sentence[end : m.start()] == " ":
+            run.append(tok.lower())
+        else:
+            if run:
+                out.append(tuple(run))
+            run = [tok.lower()]
+        end = m.end()
+    if run:
+        out.append(tuple(run))
     return out
 
 

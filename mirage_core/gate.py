@@ -218,6 +218,7 @@ class AnswerSlot:
                 cfg.answer_conflict,
                 m.answer_conflict_scope,
                 topic_context(claims, context) if context != "claim" else None,
+                m.answer_names,
             )
         )
         if not self.found:

@@ -18,6 +18,7 @@ __all__ = [
     "REQUEST_OVERRIDES",
     "AnswerConflictContext",
     "AnswerConflictScope",
+    "AnswerNames",
     "ConflictRule",
     "ConflictScope",
     "ContradictionScope",
@@ -44,6 +45,7 @@ PartnerRanking = Literal["overlap", "embedding"]
 QuarantinedConflicts = Literal["count", "ignore"]
 AnswerConflictScope = Literal["claim", "passage"]
 AnswerConflictContext = Literal["claim", "lead+previous"]
+AnswerNames = Literal["word", "last_word"]
 FactScope = Literal["sentence", "passage"]
 CorroboratedOnly = Literal["none", "selection", "delivery"]
 ConflictScope = Literal["selected", "delivered"]
@@ -115,6 +117,10 @@ class MethodSettings:
     answer_conflict_context: AnswerConflictContext = "claim"
     """Which words tell that a claim restates the question: its own, or also those of its
     page's first claim and of the claim before it (:func:`~mirage_core.answer_conflict.topic_context`)."""
+    answer_names: AnswerNames = "word"
+    """How the answer-slot rule tells two names apart: by any word in common (``"word"``:
+    "New York Mets" and "New York Yankees" agree) or by their last word, their most specific
+    (``"last_word"``: those two differ, "Dix" and "William Chatterton Dix" agree)."""
     duplicate_threshold: float = field(default=0.7, metadata=rule("unit"))
     """Passage cosine at which two passages (or groups, by ``duplicate_linkage``) are one source."""
     duplicate_linkage: Linkage = "average"

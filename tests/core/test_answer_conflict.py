@@ -326,3 +326,54 @@ def test_config_passes_the_context_to_the_gate():
     assert "with the page's first claim and the one before" in with_context.reason
     assert "[1] with its page's context) and name different names" in with_context.explain()
     assert "page's context" not in own.explain()
+
+
+PENNANT = "Who won the American League pennant in 2017?"
+TEAMS = (
+    "The New York Mets won the American League pennant in 2017.",
+    "The New York Yankees won the American League pennant in 2017.",
+)
+
+
+def test_names_are_runs_of_capitalized_words_broken_at_punctuation():
+    from mirage_core.factcheck import name_phrases
+
+    assert name_phrases("Born in Marshfield, Missouri, Edwin Hubble met the New York Mets.") == [
+        ("marshfield",),
+        ("missouri",),
+        ("edwin", "hubble"),
+        ("new", "york", "mets"),
+    ]
+
+
+def test_names_compared_by_their_last_word():
+    words = {"american", "league", "pennant", "2017", "won", "ameri", "leagu", "penna"}
+    text = "The New York Mets and Beckett's friends won the American League pennant."
+    assert answer_facts(text, words)["name"] == {"new", "york", "mets", "beckett"}
+    assert answer_facts(text, words, names="last_word")["name"] == {"mets", "beckett"}
+    with pytest.raises(ValueError, match="names must be"):
+        answer_facts(text, words, names="head")
+    claims = [_claim(i, t) for i, t in enumerate(TEAMS)]
+    assert answer_conflicts(PENNANT, claims, [0, 1], min_share=0.6) == []
+    found = answer_conflicts(PENNANT, claims, [0, 1], min_share=0.6, names="last_word")
+    assert [(c.kind, c.left_facts, c.right_facts) for c in found] == [
+        ("name", ("mets",), ("yankees",))
+    ]
+    variants = [
+        _claim(0, "The lyrics of the carol were written by William Chatterton Dix in 1865."),
+        _claim(1, "The lyrics of the carol were written by Dix while he was ill."),
+    ]
+    query = "Who wrote the lyrics of the carol?"
+    assert answer_conflicts(query, variants, [0, 1], min_share=0.6, names="last_word") == []
+
+
+def test_the_gate_reads_names_as_its_settings_say():
+    passages = [Passage(t, source=f"https://s{i}.example/a") for i, t in enumerate(TEAMS)]
+    base = MirageConfig(coordination="none", d_min=1)
+
+    def run(config):
+        return Mirage(config, nli=CallableNLI(entail_all)).defend(PENNANT, passages)
+
+    assert run(base).decision == "verified"
+    v = run(base.replace(answer_names="last_word"))
+    assert v.decision == "fallback" and "mets vs yankees" in v.reason
