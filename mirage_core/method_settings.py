@@ -117,10 +117,10 @@ class MethodSettings:
     answer_conflict_context: AnswerConflictContext = "claim"
     """Which words tell that a claim restates the question: its own, or also those of its
     page's first claim and of the claim before it (:func:`~mirage_core.answer_conflict.topic_context`)."""
-    answer_names: AnswerNames = "word"
-    """How the answer-slot rule tells two names apart: by any word in common (``"word"``:
-    "New York Mets" and "New York Yankees" agree) or by their last word, their most specific
-    (``"last_word"``: those two differ, "Dix" and "William Chatterton Dix" agree)."""
+    answer_names: AnswerNames = "last_word"
+    """How the answer-slot rule tells two names apart: by their last word, their most specific
+    (``"last_word"``: "New York Mets" and "New York Yankees" differ, "Dix" and "William
+    Chatterton Dix" agree), or by any word in common (``"word"``: the first two agree)."""
     duplicate_threshold: float = field(default=0.7, metadata=rule("unit"))
     """Passage cosine at which two passages (or groups, by ``duplicate_linkage``) are one source."""
     duplicate_linkage: Linkage = "average"

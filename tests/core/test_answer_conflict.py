@@ -368,12 +368,13 @@ def test_names_compared_by_their_last_word():
 
 
 def test_the_gate_reads_names_as_its_settings_say():
+    """By default two teams that share a city's name answer the question differently."""
     passages = [Passage(t, source=f"https://s{i}.example/a") for i, t in enumerate(TEAMS)]
     base = MirageConfig(coordination="none", d_min=1)
 
     def run(config):
         return Mirage(config, nli=CallableNLI(entail_all)).defend(PENNANT, passages)
 
-    assert run(base).decision == "verified"
-    v = run(base.replace(answer_names="last_word"))
+    assert run(base.replace(answer_names="word")).decision == "verified"
+    v = run(base)
     assert v.decision == "fallback" and "mets vs yankees" in v.reason

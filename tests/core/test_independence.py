@@ -163,7 +163,7 @@ def test_poisons_the_nli_misses_are_never_delivered(fake_embedder):
     assert off.passed and "Toni Morrison" in delivered(off)
     # with the group let in, the answer-slot rule sees two sources name different authors
     rule = run(coordinated_min_support=0)  # the default answer_conflict
-    assert not rule.passed and "walker vs american, morrison, toni" in rule.reason
+    assert not rule.passed and "walker vs american, morrison" in rule.reason
     v = run()  # the default settings otherwise
     assert "Toni Morrison" not in delivered(v)
 
