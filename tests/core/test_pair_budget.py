@@ -91,27 +91,38 @@ def test_no_limit_returns_the_candidates_unchanged(two_per_source):
     assert apply_budget(pairs, two_per_source, 99, None) is pairs
 
 
+class RecordingNLI:
+    """Calls every pair an entailment and records each (premise, hypothesis) it is sent; no
+    cache, so every pair the engine sends is seen."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, str]] = []
+
+    def predict(self, premises, hypotheses):
+        self.seen.extend(zip(premises, hypotheses, strict=True))
+        return entail_all(premises, hypotheses)
+
+
+@pytest.fixture
+def recording_nli() -> RecordingNLI:
+    return RecordingNLI()
+
+
 @pytest.mark.model
-def test_defend_scores_only_budgeted_pairs_in_both_directions():
-    seen: list[tuple[str, str]] = []
-
-    class Entail:  # no cache: every pair the engine sends is seen
-        def predict(self, premises, hypotheses):
-            seen.extend(zip(premises, hypotheses, strict=True))
-            return entail_all(premises, hypotheses)
-
+def test_defend_scores_only_budgeted_pairs_in_both_directions(recording_nli):
+    seen = recording_nli.seen
     text = "The bridge opened in 1932 over the river. The bridge carries eight lanes of traffic."
     passages = [Passage(text, source=f"https://site{i}.example/a") for i in range(8)]
     passages = [
         Passage(p.text.replace("eight", w), source=p.source)
         for p, w in zip(passages, ["eight", "six", "four", "ten", "two", "nine", "five", "three"])
     ]
-    unbounded = Mirage(MirageConfig(partners_per_claim=None), nli=Entail()).defend(
+    unbounded = Mirage(MirageConfig(partners_per_claim=None), nli=recording_nli).defend(
         "When did the bridge open?", passages
     )
     n_all = len(seen)
     seen.clear()
-    budgeted = Mirage(MirageConfig(partners_per_claim=1), nli=Entail()).defend(
+    budgeted = Mirage(MirageConfig(partners_per_claim=1), nli=recording_nli).defend(
         "When did the bridge open?", passages
     )
     n_claims = budgeted.candidate_stats["claims"]
@@ -165,15 +176,10 @@ def test_config_names_an_unknown_budget_field():
         MirageConfig(method=MethodSettings(partner_ranking="cosine"))
 
 
-def test_pair_relevant_only_sends_no_pair_with_a_claim_off_the_query():
+def test_pair_relevant_only_sends_no_pair_with_a_claim_off_the_query(recording_nli):
     """With ``pair_relevant_only`` every pair NLI sees holds a word of the query on both
     sides; without it, the pairs between the two off-query sentences are scored too."""
-    seen: list[tuple[str, str]] = []
-
-    class Entail:  # no cache: every pair the engine sends is seen
-        def predict(self, premises, hypotheses):
-            seen.extend(zip(premises, hypotheses, strict=True))
-            return entail_all(premises, hypotheses)
+    seen = recording_nli.seen
 
     query = "When did the bridge open?"
     texts = [
@@ -183,10 +189,10 @@ def test_pair_relevant_only_sends_no_pair_with_a_claim_off_the_query():
     ]
     passages = [Passage(t, source=f"https://site{i}.example/a") for i, t in enumerate(texts)]
     config = MirageConfig(coordination="none", partners_per_claim=None)
-    Mirage(config, nli=Entail()).defend(query, passages)
+    Mirage(config, nli=recording_nli).defend(query, passages)
     off_query = [(p, h) for p, h in seen if "painters" in p and "painters" in h]
     assert off_query  # the off-query sentences are paired with each other by default
     seen.clear()
-    Mirage(config.replace(pair_relevant_only=True), nli=Entail()).defend(query, passages)
+    Mirage(config.replace(pair_relevant_only=True), nli=recording_nli).defend(query, passages)
     assert seen
     assert all("bridge" in p.lower() and "bridge" in h.lower() for p, h in seen)
