@@ -26,20 +26,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from research.candidate_cli import candidates_main
-from research.quarantine_conflicts import no_loss_gain
+from research.quarantine_conflicts import garag_round
 
 ANSWER_CONTEXT: dict[str, dict[str, Any]] = {
     "answer-context-lead-previous": {"method": {"answer_conflict_context": "lead+previous"}},
 }
 
 
-def report(runs: dict[str, dict[str, Any]]) -> list[str]:
-    return no_loss_gain(runs, list(ANSWER_CONTEXT), complete_rows=True, with_garag=True)
-
-
 def main(argv: list[str] | None = None) -> int:
-    return candidates_main(argv, __doc__, ANSWER_CONTEXT, report)
+    return garag_round(argv, __doc__, ANSWER_CONTEXT)
 
 
 if __name__ == "__main__":

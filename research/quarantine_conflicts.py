@@ -204,5 +204,15 @@ def main(argv: list[str] | None = None) -> int:
     )
 
 
+def garag_round(argv: list[str] | None, doc: str, candidates: dict[str, dict[str, Any]]) -> int:
+    """The command line of a round judged by :data:`NO_LOSS_GAIN_GARAG` against the committed
+    scoreboard (``write`` / ``report``)."""
+
+    def report(runs: dict[str, dict[str, Any]]) -> list[str]:
+        return no_loss_gain(runs, list(candidates), complete_rows=True, with_garag=True)
+
+    return candidates_main(argv, doc, candidates, report)
+
+
 if __name__ == "__main__":
     raise SystemExit(main())
