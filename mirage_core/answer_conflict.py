@@ -163,26 +163,25 @@ def answer_facts(
         raise ValueError(f"names must be 'word' or 'last_word', got {names!r}")
     found: dict[str, set[str]] = {}
     for token, kind in fact_tokens(text):
-        if kind is not None:
-            token = _POSSESSIVE.sub("", token) or token
-        if kind is None or token in question_words or (kind == "name" and names != "word"):
+        if kind is None or (kind == "name" and names == "last_word"):
             continue
-        if kind == "name" and _in_question(token, question_words):
+        token = _POSSESSIVE.sub("", token) or token
+        if token in question_words or (kind == "name" and _not_a_name(token, question_words)):
             continue
         found.setdefault(kind, set()).add(token)
     if names == "last_word":
         for phrase in name_phrases(text):
             words = [_POSSESSIVE.sub("", t) or t for t in phrase]
-            kept = [
-                t for t in words if t not in question_words and not _in_question(t, question_words)
-            ]
+            kept = [t for t in words if not _not_a_name(t, question_words)]
             if kept:
                 found.setdefault("name", set()).add(kept[-1])
     return {k: frozenset(v) for k, v in found.items()}
 
 
-def _in_question(token: str, question_words: set[str]) -> bool:
-    return token in STOPWORDS or stem(token) in question_words
+def _not_a_name(token: str, question_words: set[str]) -> bool:
+    """A capitalized token that names nothing the answer could: a word of the question (whole
+    or by its stem) or a stopword."""
+    return token in question_words or token in STOPWORDS or stem(token) in question_words
 
 
 def topic_context(claims: Sequence[Claim], mode: str = "lead+previous") -> list[frozenset[str]]:

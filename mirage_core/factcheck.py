@@ -57,17 +57,12 @@ def name_phrases(sentence: str) -> list[tuple[str, ...]]:
     run: list[str] = []
     end = 0
     for i, m in enumerate(_TOKEN.finditer(sentence)):
-        tok = m.group(0)
-        if _kind(tok, i == 0) != "name":
-            if run:
-                out.append(tuple(run))
+        is_name = _kind(m.group(0), i == 0) == "name"
+        if run and not (is_name and sentence[end : m.start()] == " "):
+            out.append(tuple(run))
             run = []
-        elif run and sentence[end : m.start()] == " ":
-            run.append(tok.lower())
-        else:
-            if run:
-                out.append(tuple(run))
-            run = [tok.lower()]
+        if is_name:
+            run.append(m.group(0).lower())
         end = m.end()
     if run:
         out.append(tuple(run))
