@@ -302,3 +302,13 @@ HABSBURG_PAGES = [
         source="https://planted.example/1",
     ),
 ]
+
+
+@pytest.fixture(scope="session", name="build_tiny_model")
+def build_tiny_model_fixture():
+    """``build_tiny_model(directory, id2label=..., fp16=False)`` for tests that need a variant."""
+    from tests.tiny_bert import build_tiny_model
+
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    return build_tiny_model

@@ -23,6 +23,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from training.bundle import BASE_DIR, PAIRS_FILE, load_pairs
+from training.bundle import META_FILE as BUNDLE_META
 from training.data import (
     LABELS,
     NLIExample,
@@ -31,47 +33,18 @@ from training.data import (
     iter_label_counts,
     sample,
 )
-
-#: Per-source caps (pairs) of the default training mix; "augment" is generated.
-DEFAULT_MIX: dict[str, int] = {
-    "lingnli": 30000,
-    "mnli-dev-train-half": 5000,
-    "snli-test": 6000,
-    "cad": 5000,
-    "conjnli-adv": 6000,
-    "negation": 3100,
-    "climate-fever": 5000,
-    "fever-symmetric": 1500,
-    "breaking-nli-train": 5600,
-    "augment": 14000,
-}
+from training.mixes import GENERATED, MIXES
 
 
-#: NLI v2 (the packaged model): warm-started from v1 (``--init``), a replay of the v1 mix at roughly half
-#: its size, plus the new parts: VitaminC (training pages only), "related but different"
-#: neutral pairs, rule paraphrases (entailment both ways), reversed entailment pairs and
-#: question-vs-statement neutral pairs. Select with ``--mix v2``.
-V2_MIX: dict[str, int] = {
-    "lingnli": 18000,
-    "mnli-dev-train-half": 5000,
-    "snli-test": 3000,
-    "cad": 2500,
-    "conjnli-adv": 2500,
-    "negation": 1500,
-    "climate-fever": 2500,
-    "fever-symmetric": 700,
-    "breaking-nli-train": 2500,
-    "augment": 7000,
-    "vitaminc-real": 12000,
-    "vitaminc-synthetic": 3000,
-    "related-neutral": 5000,
-    "paraphrase": 4000,
-    "reverse-entail": 3000,
-    "question": 5000,
-}
-MIXES = {"v1": DEFAULT_MIX, "v2": V2_MIX}
-#: parts generated from the loaded sources rather than read from a file
-GENERATED = ("augment", "related-neutral", "paraphrase", "reverse-entail", "question")
+def resolve_device(name: str) -> Any:
+    """``auto``: CUDA when torch sees a GPU, else the CPU."""
+    import torch
+
+    if name == "auto":
+        name = "cuda" if torch.cuda.is_available() else "cpu"
+    if name == "cuda" and not torch.cuda.is_available():
+        raise SystemExit("--device cuda: torch sees no GPU")
+    return torch.device(name)
 
 
 def base_model_path() -> str:
@@ -160,7 +133,7 @@ def save_model(model: Any, tokenizer: Any, out: Path, meta: dict[str, Any]) -> N
     import torch
 
     out.mkdir(parents=True, exist_ok=True)
-    half = copy.deepcopy(model).to(torch.float16)
+    half = copy.deepcopy(model).to("cpu", torch.float16)
     half.save_pretrained(str(out), safe_serialization=True)
     tokenizer.save_pretrained(str(out))
     (out / "training_meta.json").write_text(json.dumps(meta, indent=2) + "\n")
@@ -176,7 +149,7 @@ def train(args: argparse.Namespace) -> int:
     from training.evaluate import build_eval_sets, format_table, run_evaluation
 
     hf_logging.set_verbosity_error()
-    auto_threads = str(args.threads) == "auto"
+    auto_threads = str(args.threads) == "auto" and args.device != "cuda"
     threads = 2 if auto_threads else int(args.threads)
     torch.set_num_threads(threads)
     random.seed(args.seed)
@@ -190,19 +163,30 @@ def train(args: argparse.Namespace) -> int:
         tqdm.write(msg)
         sys.stdout.flush()
 
-    mix = dict(MIXES[args.mix])
-    for item in args.mix_cap or []:
-        name, _, cap = item.partition("=")
-        if not cap.strip().isdigit():
-            raise SystemExit(f"--mix-cap {item!r}: expected NAME=PAIRS")
-        mix[name.strip()] = int(cap)
-    if args.scale != 1.0:
-        mix = {k: int(v * args.scale) for k, v in mix.items()}
-    data_dir = args.data_dir or default_data_dir()
-    log(f"data: {data_dir}")
-    train_set, splits = build_training_set(data_dir, args.seed, mix, log)
+    device = resolve_device(args.device)
+    if args.bundle:
+        # pairs built and tokenized where the data is (training.bundle); no held-out sets here
+        bundle = Path(args.bundle)
+        meta_in = json.loads((bundle / BUNDLE_META).read_text())
+        mix, splits = meta_in["mix"], None
+        ids, tts, labels = load_pairs(bundle / PAIRS_FILE)
+        log(f"bundle: {bundle}, {len(ids)} tokenized pairs (max length {meta_in['max_length']})")
+        default_base = str(bundle / BASE_DIR)
+    else:
+        mix = dict(MIXES[args.mix])
+        for item in args.mix_cap or []:
+            name, _, cap = item.partition("=")
+            if not cap.strip().isdigit():
+                raise SystemExit(f"--mix-cap {item!r}: expected NAME=PAIRS")
+            mix[name.strip()] = int(cap)
+        if args.scale != 1.0:
+            mix = {k: int(v * args.scale) for k, v in mix.items()}
+        data_dir = args.data_dir or default_data_dir()
+        log(f"data: {data_dir}")
+        train_set, splits = build_training_set(data_dir, args.seed, mix, log)
+        default_base = None
 
-    base = args.init or args.base or base_model_path()
+    base = args.init or args.base or default_base or base_model_path()
     tok = AutoTokenizer.from_pretrained(base)
     id2label = dict(enumerate(LABELS))
     if args.init:
@@ -215,26 +199,31 @@ def train(args: argparse.Namespace) -> int:
             raise SystemExit(f"--init {base}: id2label {got} is not {id2label}")
     else:
         model = AutoModelForSequenceClassification.from_pretrained(
-            base, num_labels=3, id2label=id2label, label2id={v: k for k, v in id2label.items()}
+            base,
+            num_labels=3,
+            id2label=id2label,
+            label2id={v: k for k, v in id2label.items()},
+            dtype=torch.float32,  # fp32 master weights, whatever the base is stored in
         )
     if args.freeze_embeddings:
         model.bert.embeddings.word_embeddings.weight.requires_grad_(False)
 
-    t0 = time.time()
-    enc = tok(
-        [e.premise for e in train_set],
-        [e.hypothesis for e in train_set],
-        truncation=True,
-        max_length=args.max_length,
-    )
-    ids = enc["input_ids"]
-    tts = enc["token_type_ids"]
-    labels = [e.label for e in train_set]
+    model.to(device)
+    if splits is not None:
+        t0 = time.time()
+        enc = tok(
+            [e.premise for e in train_set],
+            [e.hypothesis for e in train_set],
+            truncation=True,
+            max_length=args.max_length,
+        )
+        ids = enc["input_ids"]
+        tts = enc["token_type_ids"]
+        labels = [e.label for e in train_set]
+        log(f"tokenized {len(ids)} pairs in {time.time() - t0:.0f}s")
     lengths = [len(x) for x in ids]
-    log(
-        f"tokenized {len(ids)} pairs in {time.time() - t0:.0f}s; mean length "
-        f"{sum(lengths) / len(lengths):.1f} tokens"
-    )
+    log(f"mean length {sum(lengths) / len(lengths):.1f} tokens; device {device}")
+    bf16 = device.type == "cuda" and args.bf16
 
     rng = random.Random(args.seed)
     per_epoch = math.ceil(len(ids) / args.batch_size)
@@ -295,7 +284,9 @@ def train(args: argparse.Namespace) -> int:
         "lr": args.lr,
         "max_length": args.max_length,
         "mix": mix,
-        "train_pairs": len(train_set),
+        "train_pairs": len(ids),
+        "device": str(device),
+        "bf16_autocast": bf16,
         "freeze_word_embeddings": args.freeze_embeddings,
         "label_smoothing": args.label_smoothing,
         "torch": torch.__version__,
@@ -332,8 +323,10 @@ def train(args: argparse.Namespace) -> int:
             tt[r, :n] = torch.tensor(tts[i])
             am[r, :n] = 1
         y = torch.tensor([labels[i] for i in batch])
-        logits = model(input_ids=inp, token_type_ids=tt, attention_mask=am).logits
-        loss = loss_fn(logits, y)
+        inp, tt, am, y = (x.to(device, non_blocking=True) for x in (inp, tt, am, y))
+        with torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
+            logits = model(input_ids=inp, token_type_ids=tt, attention_mask=am).logits
+        loss = loss_fn(logits.float(), y)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, 1.0)
         opt.step()
@@ -392,7 +385,10 @@ def train(args: argparse.Namespace) -> int:
     save_model(model, tok, out, meta)
     log(f"saved {out} after {step} steps, {train_min:.1f} min training")
 
-    if args.eval:
+    if args.eval and splits is None:
+        log("no evaluation: a bundle holds no held-out sets (evaluate the joined model here)")
+    elif args.eval:
+        model.to("cpu")
         sets = build_eval_sets(splits, seed=args.seed)
         if args.eval_limit:
             sets = {k: sample(v, args.eval_limit, args.seed) for k, v in sets.items()}
@@ -429,6 +425,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="append",
         metavar="NAME=PAIRS",
         help="override one cap of the chosen mix (repeatable), e.g. augment=16000",
+    )
+    p.add_argument(
+        "--bundle",
+        default=None,
+        help="train on a bundle of tokenized pairs (python -m training.bundle build) instead of "
+        "building the mix from --data-dir; its base encoder is the default --base",
+    )
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="cpu")
+    p.add_argument(
+        "--bf16",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="on CUDA, run the forward pass under bf16 autocast (weights and optimizer fp32)",
     )
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--steps", type=int, default=0, help="optimizer steps (overrides --epochs)")

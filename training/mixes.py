@@ -1,0 +1,72 @@
+"""The training mixes of the NLI model: pairs taken per source (a cap; a source smaller than
+its cap is taken whole) and pairs generated per generated part (:data:`GENERATED`).
+
+``v1`` trained the packaged model; ``v2`` is a candidate that did not replace it
+(``docs/decisions.md``); ``all`` is the whole data mix, for a machine that trains in minutes.
+"""
+
+from __future__ import annotations
+
+__all__ = ["ALL_MIX", "DEFAULT_MIX", "GENERATED", "MIXES", "V2_MIX"]
+
+#: Per-source caps (pairs) of the default training mix; "augment" is generated.
+DEFAULT_MIX: dict[str, int] = {
+    "lingnli": 30000,
+    "mnli-dev-train-half": 5000,
+    "snli-test": 6000,
+    "cad": 5000,
+    "conjnli-adv": 6000,
+    "negation": 3100,
+    "climate-fever": 5000,
+    "fever-symmetric": 1500,
+    "breaking-nli-train": 5600,
+    "augment": 14000,
+}
+
+
+#: NLI v2 (a candidate that did not replace the packaged v1): warm-started from v1 (``--init``), a replay of the v1 mix at roughly half
+#: its size, plus the new parts: VitaminC (training pages only), "related but different"
+#: neutral pairs, rule paraphrases (entailment both ways), reversed entailment pairs and
+#: question-vs-statement neutral pairs. Select with ``--mix v2``.
+V2_MIX: dict[str, int] = {
+    "lingnli": 18000,
+    "mnli-dev-train-half": 5000,
+    "snli-test": 3000,
+    "cad": 2500,
+    "conjnli-adv": 2500,
+    "negation": 1500,
+    "climate-fever": 2500,
+    "fever-symmetric": 700,
+    "breaking-nli-train": 2500,
+    "augment": 7000,
+    "vitaminc-real": 12000,
+    "vitaminc-synthetic": 3000,
+    "related-neutral": 5000,
+    "paraphrase": 4000,
+    "reverse-entail": 3000,
+    "question": 5000,
+}
+#: The whole data mix: every training source at its full size, and each generated part at
+#: about the share of the training pairs it has in v2 (for a machine that trains in minutes:
+#: ``training.bundle``).
+ALL_MIX: dict[str, int] = {
+    "lingnli": 10**9,
+    "mnli-dev-train-half": 10**9,
+    "snli-test": 10**9,
+    "cad": 10**9,
+    "conjnli-adv": 10**9,
+    "negation": 10**9,
+    "climate-fever": 10**9,
+    "fever-symmetric": 10**9,
+    "breaking-nli-train": 10**9,
+    "vitaminc-real": 10**9,
+    "vitaminc-synthetic": 10**9,
+    "augment": 20000,
+    "related-neutral": 14000,
+    "paraphrase": 11000,
+    "reverse-entail": 8000,
+    "question": 14000,
+}
+MIXES = {"v1": DEFAULT_MIX, "v2": V2_MIX, "all": ALL_MIX}
+#: parts generated from the loaded sources rather than read from a file
+GENERATED = ("augment", "related-neutral", "paraphrase", "reverse-entail", "question")
