@@ -149,7 +149,9 @@ def train(args: argparse.Namespace) -> int:
     from training.evaluate import build_eval_sets, format_table, run_evaluation
 
     hf_logging.set_verbosity_error()
-    auto_threads = str(args.threads) == "auto" and args.device != "cuda"
+    device = resolve_device(args.device)
+    # thread probing is for a shared CPU; a GPU run keeps its threads
+    auto_threads = str(args.threads) == "auto" and device.type == "cpu"
     threads = 2 if auto_threads else int(args.threads)
     torch.set_num_threads(threads)
     random.seed(args.seed)
@@ -163,7 +165,6 @@ def train(args: argparse.Namespace) -> int:
         tqdm.write(msg)
         sys.stdout.flush()
 
-    device = resolve_device(args.device)
     if args.bundle:
         # pairs built and tokenized where the data is (training.bundle); no held-out sets here
         bundle = Path(args.bundle)

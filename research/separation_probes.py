@@ -1,0 +1,167 @@
+"""Probes for a signal that tells planted evidence from honest evidence without the NLI model,
+on the fit split (a diagnostic: it changes nothing and chooses nothing).
+
+Each probe counts one candidate signal in honest sets (gpe-eval and shortqa CLEAN) and in
+attack sets (PoisonedRAG and its families, FULL or MIXED), so a rule built on it can be judged
+before it is declared:
+
+- ``shared-facts``: facts (numbers, months, names) outside the query that at least two
+  publishers of the set state. Honest pages should share context facts; independently
+  generated poisons only the planted answer.
+- ``corroborated-fact``: among passing verdicts, whether a delivered claim shares a fact
+  outside the query with another independence group's claims, with and without a quarantine.
+- ``question-lead``: passages with a question sentence before another sentence (the FAQ form,
+  where the answer sits in the sentence after the question).
+- ``group-words``: among passes after a quarantine, whether what is delivered carries the words
+  every member of a flagged group carries (a remaining poison that states the group's answer).
+- ``negated-wrong``: MIXED sets whose delivered claims contain a planted answer; how many
+  mention it only beside a negation (the wrong-answer measure is a substring match).
+
+    python -m research.separation_probes > research/results/separation_probes.md
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from benchmarks._pair_store import stored_models
+from benchmarks.scoreboard import family_dataset, gpe, gpe_snippets
+from benchmarks.shortqa import load_shortqa
+from mirage_core import Mirage, MirageConfig
+from mirage_core.claims import content_tokens, split_sentences
+from mirage_core.corroboration import claim_facts
+from mirage_core.evaluation.calibrate import split_queries
+from mirage_core.evaluation.datasets import Dataset, load_dataset
+
+FAMILIES = ("gpt4", "paraphrase", "synonym", "dispersed", "gemini", "gemini_100", "gemini_100_x")
+FAMILIES += ("blind", "token_soup", "question_appended", "question_prepended", "hedging")
+FAMILIES += ("several_answers", "padded")
+_NEGATION = re.compile(
+    r"\b(not|n't|never|no|isn't|wasn't|aren't|weren't|rather than|instead of|incorrect|"
+    r"mistaken|myth|misconception|contrary)\b",
+    re.IGNORECASE,
+)
+
+
+HONEST = ("gpe-k5", "gpe-snip-k5", "shortqa")
+
+
+def _query_words(query: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9]+", query.lower()))
+
+
+def _sets() -> Iterator[tuple[str, str, Dataset]]:
+    """(label, regime, dataset) of every probed set; honest sets first."""
+    yield "gpe-k5", "clean", gpe(5, 100, 0)
+    yield "gpe-snip-k5", "clean", gpe_snippets(5, 100, 0)
+    yield "shortqa", "clean", load_shortqa(seed=0)
+    for base in ("poisonedrag-nq", "poisonedrag-hotpotqa"):
+        for family in FAMILIES:
+            name = family_dataset(base, family)
+            ds = load_dataset(name, limit=50 if family == "gpt4" else 20, seed=0)
+            for regime in ("full", "mixed"):
+                yield name, regime, ds
+
+
+def _fit(ds: Dataset, regime: str) -> list[Any]:
+    fit = set(split_queries([i.qid for i in ds.instances], 0.5, 0)[0])
+    return [i for i in ds.instances if i.qid in fit and i.regime == regime]
+
+
+def shared_facts(inst: Any, _verdict: Any) -> str:
+    q = _query_words(inst.query)
+    facts: dict[str, set[str]] = {}
+    for p in inst.passages:
+        for a, b in split_sentences(p.text):
+            facts.setdefault(p.domain or p.text[:40], set()).update(claim_facts(p.text[a:b]) - q)
+    counts = Counter(f for fs in facts.values() for f in fs)
+    n = sum(1 for c in counts.values() if c >= 2)
+    return "0-1" if n <= 1 else "2-3" if n <= 3 else "4+"
+
+
+def _quarantined(v: Any) -> bool:
+    return bool(v.coordination and v.coordination.passages)
+
+
+def corroborated_fact(inst: Any, v: Any) -> str:
+    if not v.passed:
+        return "fallback"
+    q, out = _query_words(v.query), set(v.coordination.passages if _quarantined(v) else ())
+    by_group: dict[str, set[str]] = {}
+    for c in v.claims:
+        if c.passage_index not in out:
+            by_group.setdefault(c.group, set()).update(claim_facts(c.text) - q)
+    hit = any(
+        (claim_facts(c.text) - q) & fs
+        for c in v.verified_claims
+        for g, fs in by_group.items()
+        if g != c.group
+    )
+    return f"pass, {'quarantine' if out else 'no quarantine'}, {'a fact' if hit else 'no fact'}"
+
+
+def question_lead(inst: Any, _verdict: Any) -> str:
+    for p in inst.passages:
+        sentences = [p.text[a:b].rstrip() for a, b in split_sentences(p.text)]
+        if any(s.endswith("?") for s in sentences[:-1]):
+            return "a passage has one"
+    return "none"
+
+
+def group_words(inst: Any, v: Any) -> str:
+    if not v.passed or not _quarantined(v):
+        return "fallback" if not v.passed else "pass, no quarantine"
+    shared = {w for g in v.coordination.signals for w in g.shared}
+    delivered = {w for c in v.verified_claims for w in content_tokens(c.text)}
+    return f"pass after a quarantine, {'carries' if shared & delivered else 'without'} them"
+
+
+def negated_wrong(inst: Any, v: Any) -> str:
+    hits = [
+        c.text
+        for c in v.verified_claims
+        if any(a.lower() in c.text.lower() for a in (inst.incorrect or ()))
+    ]
+    if not hits:
+        return "no planted answer delivered"
+    return "negated only" if all(_NEGATION.search(h) for h in hits) else "asserted"
+
+
+PROBES: dict[str, tuple[Callable[[Any, Any], str], tuple[str, ...]]] = {
+    # name: (probe of an instance and its default verdict, regimes of the attack sets)
+    "shared-facts": (shared_facts, ("full",)),
+    "corroborated-fact": (corroborated_fact, ("full",)),
+    "question-lead": (question_lead, ("full",)),
+    "group-words": (group_words, ("full", "mixed")),
+    "negated-wrong": (negated_wrong, ("mixed",)),
+}
+
+
+def main() -> int:
+    nli, embedder = stored_models()
+    mirage = Mirage(MirageConfig(), nli=nli, embedder=embedder)
+    tables: dict[str, list[str]] = {name: [] for name in PROBES}
+    for label, regime, ds in _sets():
+        honest = label in HONEST
+        instances = _fit(ds, regime)
+        verdicts = {inst.qid: mirage.defend(inst.query, inst.passages) for inst in instances}
+        for name, (probe, attack_regimes) in PROBES.items():
+            if (honest and name == "negated-wrong") or (
+                not honest and regime not in attack_regimes
+            ):
+                continue
+            counts = Counter(probe(inst, verdicts[inst.qid]) for inst in instances)
+            cells = "; ".join(f"{k}: {n}" for k, n in sorted(counts.items()))
+            tables[name].append(f"| {label} {regime.upper()} | {len(instances)} | {cells} |")
+    print("# Separation probes, fit split (sets per value)\n")
+    for name, rows in tables.items():
+        print(f"## {name}\n\n| evidence | sets | sets per value |\n|---|---|---|")
+        print("\n".join(rows) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
