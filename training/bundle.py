@@ -99,7 +99,6 @@ def build(
     encoder = AutoModel.from_pretrained(base, dtype=torch.float32).to(torch.float16)
     encoder.save_pretrained(str(out / BASE_DIR), safe_serialization=True)
     tok.save_pretrained(str(out / BASE_DIR))
-    sizes = {p.name: p.stat().st_size for p in out.rglob("*") if p.is_file()}
     meta = {
         "pairs": len(train_set),
         "mix": mix,
@@ -107,7 +106,7 @@ def build(
         "max_length": max_length,
         "base": base,
         "train_npz_sha256": hashlib.sha256((out / PAIRS_FILE).read_bytes()).hexdigest(),
-        "bytes": sum(sizes.values()),
+        "bytes": sum(p.stat().st_size for p in out.rglob("*") if p.is_file()),
     }
     (out / META_FILE).write_text(json.dumps(meta, indent=2) + "\n")
     return meta

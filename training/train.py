@@ -169,9 +169,9 @@ def train(args: argparse.Namespace) -> int:
         # pairs built and tokenized where the data is (training.bundle); no held-out sets here
         bundle = Path(args.bundle)
         meta_in = json.loads((bundle / BUNDLE_META).read_text())
-        mix, splits = meta_in["mix"], None
+        mix, splits, max_length = meta_in["mix"], None, meta_in["max_length"]
         ids, tts, labels = load_pairs(bundle / PAIRS_FILE)
-        log(f"bundle: {bundle}, {len(ids)} tokenized pairs (max length {meta_in['max_length']})")
+        log(f"bundle: {bundle}, {len(ids)} tokenized pairs (max length {max_length})")
         default_base = str(bundle / BASE_DIR)
     else:
         mix = dict(MIXES[args.mix])
@@ -185,7 +185,7 @@ def train(args: argparse.Namespace) -> int:
         data_dir = args.data_dir or default_data_dir()
         log(f"data: {data_dir}")
         train_set, splits = build_training_set(data_dir, args.seed, mix, log)
-        default_base = None
+        default_base, max_length = None, args.max_length
 
     base = args.init or args.base or default_base or base_model_path()
     tok = AutoTokenizer.from_pretrained(base)
@@ -216,7 +216,7 @@ def train(args: argparse.Namespace) -> int:
             [e.premise for e in train_set],
             [e.hypothesis for e in train_set],
             truncation=True,
-            max_length=args.max_length,
+            max_length=max_length,
         )
         ids = enc["input_ids"]
         tts = enc["token_type_ids"]
@@ -283,7 +283,7 @@ def train(args: argparse.Namespace) -> int:
         "steps_planned": total,
         "batch_size": args.batch_size,
         "lr": args.lr,
-        "max_length": args.max_length,
+        "max_length": max_length,  # a bundle's pairs were truncated when it was built
         "mix": mix,
         "train_pairs": len(ids),
         "device": str(device),

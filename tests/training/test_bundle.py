@@ -91,6 +91,7 @@ def test_training_on_a_bundle_saves_a_model_that_loads(
     assert main([*argv, "--batch-size", "4"]) == 0
     meta = json.loads((out / "training_meta.json").read_text())
     assert meta["train_pairs"] == 12 and meta["steps_done"] == 2 and meta["mix"] == {"test": 12}
+    assert meta["max_length"] == 32  # the bundle's truncation, not --max-length (128)
 
     from mirage_core.nli import TransformersNLI
 
