@@ -81,7 +81,13 @@ def load_pairs(path: Path) -> tuple[list[list[int]], list[list[int]], list[int]]
 
 
 def build(
-    out: Path, mix: dict[str, int], seed: int, max_length: int, base: str, data_dir: str | None
+    out: Path,
+    mix: dict[str, int],
+    seed: int,
+    max_length: int,
+    base: str,
+    data_dir: str | None,
+    mix_name: str | None = None,
 ) -> dict[str, Any]:
     """Write a bundle: the mix built from ``data_dir`` and tokenized, and ``base`` in fp16."""
     import torch
@@ -101,6 +107,7 @@ def build(
     tok.save_pretrained(str(out / BASE_DIR))
     meta = {
         "pairs": len(train_set),
+        "mix_name": mix_name,
         "mix": mix,
         "seed": seed,
         "max_length": max_length,
@@ -170,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "build":
         mix = dict(MIXES[args.mix])
         base = args.base or base_model_path()
-        meta = build(args.out, mix, args.seed, args.max_length, base, args.data_dir)
+        meta = build(args.out, mix, args.seed, args.max_length, base, args.data_dir, args.mix)
         print(f"{args.out}: {meta['pairs']} pairs, {meta['bytes'] / 2**20:.1f} MiB")
     elif args.cmd == "split":
         parts = split_file(args.path, args.out_dir, int(args.max_mib * 2**20))

