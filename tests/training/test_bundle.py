@@ -84,7 +84,9 @@ def test_training_on_a_bundle_saves_a_model_that_loads(
         (bundle / BASE_DIR / f.name).write_bytes(f.read_bytes())
     arrays = encode_pairs(tokenizer, PREMISES * 4, HYPOTHESES * 4, max_length=32)
     save_pairs(bundle / PAIRS_FILE, arrays, [0, 1, 2] * 4)
-    (bundle / META_FILE).write_text(json.dumps({"mix": {"test": 12}, "max_length": 32}))
+    (bundle / META_FILE).write_text(
+        json.dumps({"mix_name": "test-mix", "mix": {"test": 12}, "max_length": 32})
+    )
 
     out = tmp_path / "trained"
     argv = ["--bundle", str(bundle), "--out", str(out), "--device", "auto", "--steps", "2"]
@@ -92,6 +94,7 @@ def test_training_on_a_bundle_saves_a_model_that_loads(
     meta = json.loads((out / "training_meta.json").read_text())
     assert meta["train_pairs"] == 12 and meta["steps_done"] == 2 and meta["mix"] == {"test": 12}
     assert meta["max_length"] == 32  # the bundle's truncation, not --max-length (128)
+    assert meta["mix_name"] == "test-mix"  # the bundle's mix, not --mix (v1)
 
     from mirage_core.nli import TransformersNLI
 
