@@ -420,7 +420,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--mix",
         choices=sorted(MIXES),
         default="v1",
-        help="training mix: v1 (the original) or v2 (replay + VitaminC and compatible pairs)",
+        help="training mix (training/mixes.py): v1 (the packaged model's), v2 (replay + VitaminC "
+        "and compatible pairs), all (every source), all-but-related (all without the "
+        "related-but-different neutral pairs)",
     )
     p.add_argument(
         "--mix-cap",
