@@ -34,20 +34,10 @@ Declared before any figure of it was seen:
 from __future__ import annotations
 
 import sys
-from typing import Any
 
-from research.candidate_cli import candidates_main
-from research.quarantine_conflicts import no_loss_gain
+from research.quarantine_conflicts import model_round_main
 
-
-def report(runs: dict[str, dict[str, Any]]) -> list[str]:
-    return no_loss_gain(runs, ["nli-all-cpu"], complete_rows=True, with_garag=True)
-
-
-def main(argv: list[str] | None = None) -> int:
-    # a model, not a config, is the candidate: ``write`` has no config to write
-    return candidates_main(argv, __doc__, {}, report)
-
+main = model_round_main(__doc__, ["nli-all-cpu"])
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -164,6 +164,20 @@ def complete_rows_main(
     return main
 
 
+def model_round_main(doc: str, names: Sequence[str]) -> Callable[[list[str] | None], int]:
+    """The command line (``report``) of a round whose candidates are NLI models, not configs
+    (``write`` has no config to write), decided by :data:`NO_LOSS_GAIN_GARAG` against the
+    committed scoreboard."""
+
+    def report(runs: dict[str, dict[str, Any]]) -> list[str]:
+        return no_loss_gain(runs, list(names), complete_rows=True, with_garag=True)
+
+    def main(argv: list[str] | None = None) -> int:
+        return candidates_main(argv, doc, {}, report)
+
+    return main
+
+
 def every_row_losses(run: dict[str, Any], default: dict[str, Any]) -> list[str]:
     """Rows of the scoreboard's main table with a goal on which ``run`` is worse on fit
     (``≥`` goals: lower; ``≤`` goals: higher): the complete-rows reading of
