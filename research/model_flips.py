@@ -46,13 +46,21 @@ def strongest_edge(verdict: Any) -> tuple[str, str, float] | None:
     return claims[g.premise[j]].text, claims[g.hypothesis[j]].text, float(g.probs[j, 2])
 
 
-def clean_edges(mirage: Mirage, seed: int) -> np.ndarray:
+def scoreboard_loaders(seed: int) -> dict[str, Any]:
+    """The scoreboard's dataset loaders at its default sizes (gpe-eval k = 5 and 10, pages and
+    snippets; PoisonedRAG NQ / HotpotQA), so that a set here is the scoreboard's set."""
+    p = argparse.ArgumentParser()
+    sb.add_dataset_args(p)
+    return sb.dataset_loaders(p.parse_args(["--seed", str(seed)]))
+
+
+def clean_edges(mirage: Mirage, loaders: dict[str, Any], seed: int) -> np.ndarray:
     """The engine's p_contra (both directions combined) of every edge of gpe-eval's clean
     sets, k = 5 and 10, fit split."""
     symmetry = mirage.config.method.contradiction_symmetry
     out = []
-    for k, n in ((5, 200), (10, 100)):
-        for inst in split_instances(sb.gpe(k, n, seed), "clean", "fit", seed):
+    for name in ("gpe-k5", "gpe-k10"):
+        for inst in split_instances(loaders[name](), "clean", "fit", seed):
             v = mirage.defend(inst.query, inst.passages)
             if len(v.graph.probs):
                 out.append(symmetric_contra(v.graph.probs, symmetry))
@@ -63,17 +71,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--candidate", required=True, help="the candidate NLI model folder")
     p.add_argument("--baseline", default=None, help="baseline model folder (the packaged one)")
-    p.add_argument("--dataset", default="gpe-snip-k10", help="gpe-k5/k10 or gpe-snip-k5/k10")
+    p.add_argument("--dataset", default="gpe-snip-k10", help="a scoreboard dataset (gpe-snip-k10)")
     p.add_argument("--regime", default="full")
     p.add_argument("--split", choices=("fit", "report"), default="fit")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
 
-    snip = args.dataset.startswith("gpe-snip-k")
-    k = int(args.dataset.rsplit("k", 1)[1])
-    n = 200 if k <= 5 else 100
-    ds = sb.gpe_snippets(k, n, args.seed) if snip else sb.gpe(k, n, args.seed)
-    sets = split_instances(ds, args.regime, args.split, args.seed)
+    loaders = scoreboard_loaders(args.seed)
+    if args.dataset not in loaders:
+        p.error(f"--dataset: one of {', '.join(loaders)}")
+    sets = split_instances(loaders[args.dataset](), args.regime, args.split, args.seed)
 
     config = MirageConfig()
     base_nli, embedder = stored_models(model=args.baseline)
@@ -111,7 +118,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"    H: {hyp[:180]}")
 
     kappa = config.method.kappa
-    base_edges, cand_edges = clean_edges(base, args.seed), clean_edges(cand, args.seed)
+    base_edges, cand_edges = (
+        clean_edges(base, loaders, args.seed),
+        clean_edges(cand, loaders, args.seed),
+    )
     share = float((base_edges >= kappa).mean())
     print(f"\nclean gpe-eval edges, k = 5 and 10, fit: {len(base_edges)}")
     print(f"baseline calls {share:.2%} of them at κ {kappa}")
