@@ -140,17 +140,22 @@ def _uncontradicted(
     """The (supporter, claim) pairs between which the claim graph holds no contradiction, in
     either direction: a close paraphrase that the NLI model read as a contradiction (a flipped
     polarity states the same facts) corroborates nothing. ``veto``: a counted contradiction
-    (``w_contr > 0``), or any reading that leans to it (``p_contra > p_entail``)."""
-    if veto == "leaning":
-        counted = graph.probs[:, 2] > graph.probs[:, 0]
-    else:
-        counted = graph.w_contr > 0
-    if not counted.any() or not premise.size:
+    (``w_contr > 0``), or any reading that leans to it (``p_contra > p_entail``), or that and
+    no reading at all (``"unread_or_leaning"``: what the veto cannot read does not vouch)."""
+    if not premise.size:
         return premise, hypothesis
     n = max(graph.n_claims, 1)
-    a, b = graph.premise[counted], graph.hypothesis[counted]
-    conflicts = np.unique(np.concatenate([a * n + b, b * n + a]))
-    keep = ~np.isin(premise * n + hypothesis, conflicts)
+    keys = premise * n + hypothesis
+    keep = np.ones(premise.size, dtype=bool)
+    if veto == "unread_or_leaning":
+        read = np.concatenate(
+            [graph.premise * n + graph.hypothesis, graph.hypothesis * n + graph.premise]
+        )
+        keep &= np.isin(keys, read)
+    counted = graph.probs[:, 2] > graph.probs[:, 0] if veto != "counted" else graph.w_contr > 0
+    if counted.any():
+        a, b = graph.premise[counted], graph.hypothesis[counted]
+        keep &= ~np.isin(keys, np.concatenate([a * n + b, b * n + a]))
     return premise[keep], hypothesis[keep]
 
 

@@ -27,6 +27,7 @@ __all__ = [
     "FactScope",
     "Linkage",
     "MethodSettings",
+    "ParaphraseBudget",
     "ParaphraseVeto",
     "PartnerRanking",
     "QuarantinedConflicts",
@@ -50,7 +51,8 @@ FactScope = Literal["sentence", "passage"]
 CorroboratedOnly = Literal["none", "selection", "delivery"]
 ConflictScope = Literal["selected", "delivered"]
 UncorroboratedDelivery = Literal["selected", "most_relevant", "part_and_most_relevant", "fallback"]
-ParaphraseVeto = Literal["counted", "leaning"]
+ParaphraseVeto = Literal["counted", "leaning", "unread_or_leaning"]
+ParaphraseBudget = Literal["shared", "exempt"]
 
 
 #: What a request for an account is defended with (``MethodSettings.request_overrides``):
@@ -215,7 +217,14 @@ class MethodSettings:
     """Which NLI reading of a paraphrase pair stops it from corroborating: a contradiction the
     gate counts (``"counted"``: p_contra ≥ κ), or one the model leans to in either direction
     (``"leaning"``: p_contra > p_entail; the pair must have been read, see
-    ``paraphrase_pairs``)."""
+    ``paraphrase_pairs``), or, besides that, none at all (``"unread_or_leaning"``: a paraphrase
+    the NLI model has not read in either direction corroborates nothing, so only what the veto
+    could read vouches)."""
+    paraphrase_budget: ParaphraseBudget = "shared"
+    """Whether paraphrase pairs (``paraphrase_pairs``) compete with the token-overlap pairs for
+    each claim's ``partners_per_claim`` (``"shared"``) or are all read by the NLI model
+    (``"exempt"``; ``max_pairs`` still caps the query): paraphrase support then vouches only
+    with pairs the veto has read."""
     fact_coverage: bool = field(default=True, metadata=rule("bool"))
     """A supporter corroborates a claim only if it states every number, month and name of it."""
     fact_scope: FactScope = "sentence"

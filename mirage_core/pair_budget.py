@@ -68,17 +68,21 @@ def apply_budget(
     partners_per_claim: int | None,
     max_pairs: int | None,
     relevance: np.ndarray | None = None,
+    exempt: np.ndarray | None = None,
 ) -> CandidatePairs:
-    """Keep each claim's best ``partners_per_claim`` pairs, then at most ``max_pairs`` pairs,
-    the most query-relevant first (``relevance``: one value per claim; ``None`` = priority
-    order). ``None`` disables either limit; with both ``None`` the input is returned as is.
-    The kept pairs stay in priority order."""
+    """Keep each claim's best ``partners_per_claim`` pairs and the pairs ``exempt`` marks (a
+    mask over the pairs), then at most ``max_pairs`` pairs, the most query-relevant first
+    (``relevance``: one value per claim; ``None`` = priority order). ``None`` disables either
+    limit; with both ``None`` the input is returned as is. The kept pairs stay in priority
+    order."""
     if len(pairs) == 0 or (partners_per_claim is None and max_pairs is None):
         return pairs
     keep = np.ones(len(pairs), dtype=bool)
     if partners_per_claim is not None:
         ranks = partner_ranks(pairs, claims)
         keep = ranks.min(axis=1) < partners_per_claim
+        if exempt is not None:
+            keep |= exempt
     kept = np.flatnonzero(keep)
     if max_pairs is not None and kept.size > max_pairs:
         if relevance is None:

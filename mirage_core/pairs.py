@@ -163,6 +163,7 @@ def build_pairs(
     m = config.method
     claims = evidence.claims
     pairs = candidate_pairs(claims, m.tau)
+    vectors = None
     rank_by_embedding = m.partner_ranking == "embedding" and config.partners_per_claim
     wanted = m.paraphrase_pairs or rank_by_embedding or m.paraphrase_support is not None
     if wanted and embed is not None:
@@ -178,8 +179,13 @@ def build_pairs(
         # a pair weighs in r_contr by its less relevant claim: at 0 it can never decide a verdict
         rel = evidence.relevance
         pairs = pairs.take(np.flatnonzero(np.minimum(rel[pairs.left], rel[pairs.right]) > 0))
+    exempt = None
+    if m.paraphrase_budget == "exempt" and vectors is not None and len(pairs):
+        # every close pair, lexical or added, is read: paraphrase support vouches with these
+        cos = np.einsum("ij,ij->i", vectors[pairs.left], vectors[pairs.right])
+        exempt = cos >= m.paraphrase_threshold
     pairs = apply_budget(
-        pairs, claims, config.partners_per_claim, config.max_pairs, evidence.relevance
+        pairs, claims, config.partners_per_claim, config.max_pairs, evidence.relevance, exempt
     )
     claim_embed = evidence.timings.get("embed", 0.0) - embed_before
     evidence.timings["pairs"] = time.perf_counter() - t0 - claim_embed

@@ -27,6 +27,9 @@ the committed scoreboard.
     bash research/run_full_round.sh research/results/request-gate-5 \
         research/candidates/requests-paraphrase-veto.json \
         research/candidates/requests-paraphrase-veto-0.7.json
+    bash research/run_full_round.sh research/results/request-gate-6 \
+        research/candidates/requests-paraphrase-veto-unread.json \
+        research/candidates/requests-paraphrase-veto-all-read.json
 """
 
 from __future__ import annotations
@@ -110,6 +113,35 @@ ROUND_5: dict[str, dict[str, Any]] = {
         }
     },
 }
+#: The sixth round (declared 2026-12-05, before it ran; rule :data:`DELIVERED_SHARE`, against
+#: the committed default). The fifth round's paraphrases were not all read: ``paraphrase_pairs``
+#: adds the close pairs to the candidates, and the pair budget (two partners per claim) then
+#: drops most of them, so a paraphrase the model never read vouched unvetoed ("McGinniss lost
+#: fame with his book" by Wikipedia's "gained recognition with his first book", read by
+#: nobody; ``python -m research.paraphrase_leaks``). ``paraphrase_veto="unread_or_leaning"``:
+#: an unread paraphrase corroborates nothing; ``paraphrase_budget="exempt"`` also has every
+#: close pair read, outside the budget.
+ROUND_6: dict[str, dict[str, Any]] = {
+    "requests-paraphrase-veto-unread": {
+        "method": {
+            "request_overrides": {
+                **PARAPHRASE_READ,
+                "paraphrase_support": 0.8,
+                "paraphrase_veto": "unread_or_leaning",
+            }
+        }
+    },
+    "requests-paraphrase-veto-all-read": {
+        "method": {
+            "request_overrides": {
+                **PARAPHRASE_READ,
+                "paraphrase_support": 0.8,
+                "paraphrase_veto": "unread_or_leaning",
+                "paraphrase_budget": "exempt",
+            }
+        }
+    },
+}
 #: Rule of the second round, on the fit split of two full runs: nothing lost (every row of the
 #: main table with a goal, every family figure, biogen clean and MIXED pass); neither biogen's
 #: worst-family MIXED or FULL contamination higher, unless it stays within its goal (1% / 2%);
@@ -145,11 +177,13 @@ def report(runs: dict[str, dict[str, Any]]) -> list[str]:
         out += ["", *choose(f"{title}; fourth round", ROUND_4, runs, delivered_share)]
     if any(r in runs for r in ROUND_5):
         out += ["", *choose(f"{title}; fifth round", ROUND_5, runs, delivered_share)]
+    if any(r in runs for r in ROUND_6):
+        out += ["", *choose(f"{title}; sixth round", ROUND_6, runs, delivered_share)]
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
-    rounds = {**REQUEST_GATE, **ROUND_2, **ROUND_3, **ROUND_4, **ROUND_5}
+    rounds = {**REQUEST_GATE, **ROUND_2, **ROUND_3, **ROUND_4, **ROUND_5, **ROUND_6}
     return candidates_main(argv, __doc__, rounds, report)
 
 

@@ -221,3 +221,30 @@ def test_min_support_with_fact_coverage_delivers_only_corroborated_facts(eiffel)
     assert "1889" in delivered
     # each page's own detail is stated by no other page: not verified
     assert "330" not in delivered and "Gustave" not in delivered and "World's Fair" not in delivered
+
+
+def test_an_unread_paraphrase_corroborates_nothing_when_unread_vetoes():
+    claims = _claims(
+        [("Sales rose in May.", "a"), ("Sales rose in May again.", "b"), ("Cats purr.", "c")]
+    )
+    emb = np.array([[1.0, 0.0], [0.96, 0.28], [0.0, 1.0]])
+    unread = _sourced(claims, [], [])
+    leaning = corroborate(
+        claims, unread, embeddings=emb, paraphrase_support=0.9, paraphrase_veto="leaning"
+    )
+    assert leaning.counts.tolist() == [1, 1, 0]  # "leaning" can only veto what was read
+    strict = corroborate(
+        claims, unread, embeddings=emb, paraphrase_support=0.9, paraphrase_veto="unread_or_leaning"
+    )
+    assert strict.counts.tolist() == [0, 0, 0]
+    agreeing = build_graph(
+        claims, np.array([0]), np.array([1]), np.array([[0.45, 0.40, 0.15]] * 2), MirageConfig()
+    )
+    read = corroborate(
+        claims,
+        agreeing,
+        embeddings=emb,
+        paraphrase_support=0.9,
+        paraphrase_veto="unread_or_leaning",
+    )
+    assert read.counts.tolist() == [1, 1, 0]

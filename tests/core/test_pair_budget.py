@@ -196,3 +196,50 @@ def test_pair_relevant_only_sends_no_pair_with_a_claim_off_the_query(recording_n
     Mirage(config.replace(pair_relevant_only=True), nli=recording_nli).defend(query, passages)
     assert seen
     assert all("bridge" in p.lower() and "bridge" in h.lower() for p, h in seen)
+
+
+def test_exempt_pairs_are_kept_beyond_each_claims_partners(two_per_source):
+    pairs = candidate_pairs(two_per_source, tau=0.2)
+    one_each = pair_set(apply_budget(pairs, two_per_source, partners_per_claim=1, max_pairs=None))
+    left_out = [i for i, p in enumerate(zip(pairs.left, pairs.right)) if p not in one_each]
+    assert left_out
+    exempt = np.zeros(len(pairs), dtype=bool)
+    exempt[left_out[0]] = True
+    kept = apply_budget(pairs, two_per_source, partners_per_claim=1, max_pairs=None, exempt=exempt)
+    assert pair_set(kept) == one_each | {(pairs.left[left_out[0]], pairs.right[left_out[0]])}
+
+
+def test_defend_reads_every_close_pair_when_paraphrases_are_exempt(recording_nli, fake_embedder):
+    """Under ``paraphrase_budget="exempt"`` every cross-source pair at the paraphrase
+    threshold is scored, whatever the partner budget leaves out."""
+    seen = recording_nli.seen
+    words = ["wide", "cold", "slow", "deep", "old", "brown"]
+    passages = [
+        Passage(
+            f"The bridge opened in 1932 over the {w} river. The bridge carries {w} lanes of "
+            "traffic to the city.",
+            source=f"https://site{i}.example/a",
+        )
+        for i, w in enumerate(words)
+    ]
+    config = MirageConfig(coordination="none", partners_per_claim=1).replace(
+        paraphrase_pairs=True, paraphrase_threshold=0.8
+    )
+    verdict = Mirage(config, nli=recording_nli, embedder=fake_embedder).defend("bridge?", passages)
+    texts = [c.text for c in verdict.claims]
+    vectors = np.asarray(fake_embedder.embed(texts))
+    cos = vectors @ vectors.T
+    sources = [c.source for c in verdict.claims]
+    close = {
+        (texts[i], texts[j])
+        for i in range(len(texts))
+        for j in range(len(texts))
+        if sources[i] != sources[j] and cos[i, j] >= 0.8
+    }
+    assert len(close) > 2 * len(texts)  # more partners per claim than the budget's one
+    assert not close <= set(seen)  # the shared budget leaves some close pairs unread
+    seen.clear()
+    Mirage(
+        config.replace(paraphrase_budget="exempt"), nli=recording_nli, embedder=fake_embedder
+    ).defend("bridge?", passages)
+    assert close <= set(seen)
