@@ -3,12 +3,22 @@ its cap is taken whole) and pairs generated per generated part (:data:`GENERATED
 
 ``v1`` trained the packaged model; ``v2`` is a candidate that did not replace it
 (``docs/decisions.md``); ``all`` is the whole data mix, for a machine that trains in minutes;
-``all-but-related`` is ``all`` without the "related but different" neutral pairs.
+``all-but-related`` is ``all`` without the "related but different" neutral pairs;
+``v1-frames`` warm-starts from v1 (``--init``) on half the v1 mix and frame pairs
+(:mod:`training.frames`).
 """
 
 from __future__ import annotations
 
-__all__ = ["ALL_BUT_RELATED_MIX", "ALL_MIX", "DEFAULT_MIX", "GENERATED", "MIXES", "V2_MIX"]
+__all__ = [
+    "ALL_BUT_RELATED_MIX",
+    "ALL_MIX",
+    "DEFAULT_MIX",
+    "GENERATED",
+    "MIXES",
+    "V1_FRAMES_MIX",
+    "V2_MIX",
+]
 
 #: Per-source caps (pairs) of the default training mix; "augment" is generated.
 DEFAULT_MIX: dict[str, int] = {
@@ -72,11 +82,16 @@ ALL_MIX: dict[str, int] = {
 #: page that state different facts are left unlabelled, so that two reports of one event that
 #: give it different details (dates, names) are not taught to read as compatible.
 ALL_BUT_RELATED_MIX: dict[str, int] = {k: v for k, v in ALL_MIX.items() if k != "related-neutral"}
+#: v1 taught to read a frame: warm-started from v1 (``--init``), a replay of the v1 mix at half
+#: its size (so that the rest of v1's reading stays), and sentences beside their framed copies,
+#: half retracting (contradiction), half reporting (neutral).
+V1_FRAMES_MIX: dict[str, int] = {**{k: v // 2 for k, v in DEFAULT_MIX.items()}, "frames": 6000}
 MIXES = {
     "v1": DEFAULT_MIX,
     "v2": V2_MIX,
     "all": ALL_MIX,
     "all-but-related": ALL_BUT_RELATED_MIX,
+    "v1-frames": V1_FRAMES_MIX,
 }
 #: parts generated from the loaded sources rather than read from a file
-GENERATED = ("augment", "related-neutral", "paraphrase", "reverse-entail", "question")
+GENERATED = ("augment", "related-neutral", "paraphrase", "reverse-entail", "question", "frames")

@@ -96,6 +96,10 @@ def build_training_set(
             for e in splits.train.get(name, [])
         ]
         add("reverse-entail", reverse_entailment_pairs(rev_src, mix["reverse-entail"], seed + 4))
+    if mix.get("frames", 0) > 0:
+        from training.frames import frame_pairs
+
+        add("frames", frame_pairs(sentences, mix["frames"], seed + 7))
     if mix.get("question", 0) > 0:
         # topic groups (VitaminC training pages, Climate-FEVER evidence sets) and, for
         # everyday text, single training sentences as their own group
