@@ -1,15 +1,19 @@
-"""Frame pairs: a sentence beside itself wrapped in a frame that retracts or only reports it.
+"""Frame pairs: a sentence beside itself wrapped in a frame that retracts, only reports, or
+affirms it.
 
 A retracting frame says the sentence is false or was abandoned ("It was later shown to be
 false that …"): the framed sentence contradicts the plain one, in either order. A reporting
 frame attributes the sentence without vouching for it ("According to one blog, …"): neither
-sentence entails the other's truth as asserted, so the pair is neutral. An NLI model trained
-without such pairs reads a framed sentence as a paraphrase of the plain one, because every
-word of the plain sentence is in it.
+sentence entails the other's truth as asserted, so the pair is neutral. An affirming frame
+vouches for it ("Court records confirm that …"): the framed sentence entails the plain one.
+An NLI model trained without such pairs reads a framed sentence as a paraphrase of the plain
+one, because every word of the plain sentence is in it; trained on retracting and reporting
+frames alone, it learns that a copy with words around it never entails (affirming frames are
+there so that the words, not the wrapping, decide).
 
-:data:`RETRACTING` and :data:`REPORTING` are the frames this module trains on;
-:data:`HELD_OUT_RETRACTING` and :data:`HELD_OUT_REPORTING` are never trained on and let an
-evaluation ask whether a model learned the reading or the wording.
+:data:`RETRACTING`, :data:`REPORTING` and :data:`AFFIRMING` are the frames this module trains
+on; the ``HELD_OUT_*`` frames are never trained on and let an evaluation ask whether a model
+learned the reading or the wording.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from collections.abc import Sequence
 from training.data import NLIExample
 
 __all__ = [
+    "AFFIRMING",
+    "HELD_OUT_AFFIRMING",
     "HELD_OUT_REPORTING",
     "HELD_OUT_RETRACTING",
     "REPORTING",
@@ -54,6 +60,17 @@ REPORTING: tuple[tuple[str, str], ...] = (
     ("An unverified report suggests that ", "."),
     ("A few commentators have guessed that ", "."),
 )
+#: frames that vouch for the sentence: the framed copy entails the plain one
+AFFIRMING: tuple[tuple[str, str], ...] = (
+    ("Court records confirm that ", "."),
+    ("It is well documented that ", "."),
+    ("Several independent sources agree that ", "."),
+    ("Official figures show that ", "."),
+    ("As the archives make clear, ", "."),
+    ("It is an established fact that ", "."),
+    ("Researchers have verified that ", "."),
+    ("Eyewitnesses and records alike show that ", "."),
+)
 #: frames for evaluation only
 HELD_OUT_RETRACTING: tuple[tuple[str, str], ...] = (
     ("Newer research has overturned the view that ", "."),
@@ -65,6 +82,11 @@ HELD_OUT_REPORTING: tuple[tuple[str, str], ...] = (
     ("Word on social media is that ", "."),
     ("One unconfirmed account says that ", "."),
     ("Supposedly, ", ", though this cannot be checked."),
+)
+HELD_OUT_AFFIRMING: tuple[tuple[str, str], ...] = (
+    ("Contemporary newspapers confirm that ", "."),
+    ("There is no doubt that ", "."),
+    ("Public records show that ", "."),
 )
 
 
@@ -109,25 +131,30 @@ def frame_pairs(
     *,
     retracting: Sequence[tuple[str, str]] = RETRACTING,
     reporting: Sequence[tuple[str, str]] = REPORTING,
+    affirming: Sequence[tuple[str, str]] | None = None,
     source: str = "frames",
 ) -> list[NLIExample]:
-    """``n`` pairs of a sentence and its framed copy, in random order: half retracting
-    (contradiction), half reporting (neutral); each sentence is used once."""
+    """``n`` pairs of a sentence and its framed copy, each sentence used once, the kinds in
+    turn: retracting (contradiction, random order), reporting (neutral, random order) and,
+    given ``affirming`` frames, affirming (the framed copy as premise: entailment)."""
     rng = random.Random(seed)
+    kinds = [("retracting", retracting, 2), ("reporting", reporting, 1)]
+    if affirming:
+        kinds.append(("affirming", affirming, 0))
     order = list(range(len(sentences)))
     rng.shuffle(order)
     out: list[NLIExample] = []
     for i in order:
         if len(out) >= n:
             break
-        retract = len(out) % 2 == 0
-        kind, frames, label = (
-            ("retracting", retracting, 2) if retract else ("reporting", reporting, 1)
-        )
+        kind, frames, label = kinds[len(out) % len(kinds)]
         framed = frame(sentences[i], rng.choice(frames))
         if framed is None:
             continue
         plain = " ".join(sentences[i].split())
-        p, h = (plain, framed) if rng.random() < 0.5 else (framed, plain)
+        if kind == "affirming" or rng.random() < 0.5:
+            p, h = framed, plain
+        else:
+            p, h = plain, framed
         out.append(NLIExample(p, h, label, f"{source}:{kind}"))
     return out

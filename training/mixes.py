@@ -16,6 +16,7 @@ __all__ = [
     "DEFAULT_MIX",
     "GENERATED",
     "MIXES",
+    "V1_FRAMES3_MIX",
     "V1_FRAMES_MIX",
     "V2_MIX",
 ]
@@ -86,12 +87,25 @@ ALL_BUT_RELATED_MIX: dict[str, int] = {k: v for k, v in ALL_MIX.items() if k != 
 #: its size (so that the rest of v1's reading stays), and sentences beside their framed copies,
 #: half retracting (contradiction), half reporting (neutral).
 V1_FRAMES_MIX: dict[str, int] = {**{k: v // 2 for k, v in DEFAULT_MIX.items()}, "frames": 6000}
+#: ``v1-frames`` with affirming frames too (entailment): the first taught v1 that a copy with
+#: words around it never entails (questions on a sentence's own fact became contradictions).
+V1_FRAMES3_MIX: dict[str, int] = {**V1_FRAMES_MIX, "frames3": 9000}
+del V1_FRAMES3_MIX["frames"]
 MIXES = {
     "v1": DEFAULT_MIX,
     "v2": V2_MIX,
     "all": ALL_MIX,
     "all-but-related": ALL_BUT_RELATED_MIX,
     "v1-frames": V1_FRAMES_MIX,
+    "v1-frames3": V1_FRAMES3_MIX,
 }
 #: parts generated from the loaded sources rather than read from a file
-GENERATED = ("augment", "related-neutral", "paraphrase", "reverse-entail", "question", "frames")
+GENERATED = (
+    "augment",
+    "related-neutral",
+    "paraphrase",
+    "reverse-entail",
+    "question",
+    "frames",
+    "frames3",
+)

@@ -100,6 +100,10 @@ def build_training_set(
         from training.frames import frame_pairs
 
         add("frames", frame_pairs(sentences, mix["frames"], seed + 7))
+    if mix.get("frames3", 0) > 0:
+        from training.frames import AFFIRMING, frame_pairs
+
+        add("frames3", frame_pairs(sentences, mix["frames3"], seed + 7, affirming=AFFIRMING))
     if mix.get("question", 0) > 0:
         # topic groups (VitaminC training pages, Climate-FEVER evidence sets) and, for
         # everyday text, single training sentences as their own group

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections import Counter
 
 from training.frames import (
+    AFFIRMING,
+    HELD_OUT_AFFIRMING,
     HELD_OUT_REPORTING,
     HELD_OUT_RETRACTING,
     REPORTING,
@@ -49,3 +51,13 @@ def test_frame_pairs_label_by_frame_kind_and_use_each_sentence_once():
 def test_held_out_frames_are_not_trained_on():
     assert not set(HELD_OUT_RETRACTING) & set(RETRACTING)
     assert not set(HELD_OUT_REPORTING) & set(REPORTING)
+
+
+def test_affirming_frames_entail_with_the_framed_copy_as_premise():
+    pairs = frame_pairs(SENTENCES, 10, seed=1, affirming=AFFIRMING)
+    kinds = Counter(p.source for p in pairs)
+    assert set(kinds) == {"frames:retracting", "frames:reporting", "frames:affirming"}
+    for p in pairs:
+        if p.source == "frames:affirming":
+            assert p.label == 0 and len(p.premise) > len(p.hypothesis)
+    assert not set(HELD_OUT_AFFIRMING) & set(AFFIRMING)
