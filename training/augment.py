@@ -36,6 +36,7 @@ __all__ = [
     "CONTRADICTION_KINDS",
     "Augmenter",
     "Edit",
+    "in_random_order",
     "paraphrase",
     "paraphrase_pairs",
     "question_pairs",
@@ -915,19 +916,24 @@ def to_question(sentence: str, rng: random.Random) -> str | None:
     return " ".join(rng.choice(options).split())
 
 
+def in_random_order(items: Sequence[str], rng: random.Random) -> list[str]:
+    """``items`` shuffled by ``rng`` (a copy): generators that use each sentence once walk it."""
+    order = list(range(len(items)))
+    rng.shuffle(order)
+    return [items[i] for i in order]
+
+
 def paraphrase_pairs(
     sentences: Sequence[str], n: int, seed: int, *, source: str = "paraphrase"
 ) -> list[NLIExample]:
     """``n`` entailment pairs of a sentence and its rule paraphrase, in both directions (the
     two directions come from different sentences, so each sentence is used once)."""
     rng = random.Random(seed)
-    order = list(range(len(sentences)))
-    rng.shuffle(order)
     out: list[NLIExample] = []
-    for i in order:
+    for sentence in in_random_order(sentences, rng):
         if len(out) >= n:
             break
-        s = " ".join(sentences[i].split())
+        s = " ".join(sentence.split())
         if not 4 <= len(s.split()) <= 50:
             continue
         e = paraphrase(s, rng)

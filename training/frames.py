@@ -21,6 +21,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from training.augment import in_random_order
 from training.data import NLIExample
 
 __all__ = [
@@ -141,17 +142,15 @@ def frame_pairs(
     kinds = [("retracting", retracting, 2), ("reporting", reporting, 1)]
     if affirming:
         kinds.append(("affirming", affirming, 0))
-    order = list(range(len(sentences)))
-    rng.shuffle(order)
     out: list[NLIExample] = []
-    for i in order:
+    for sentence in in_random_order(sentences, rng):
         if len(out) >= n:
             break
         kind, frames, label = kinds[len(out) % len(kinds)]
-        framed = frame(sentences[i], rng.choice(frames))
+        framed = frame(sentence, rng.choice(frames))
         if framed is None:
             continue
-        plain = " ".join(sentences[i].split())
+        plain = " ".join(sentence.split())
         if kind == "affirming" or rng.random() < 0.5:
             p, h = framed, plain
         else:
