@@ -53,6 +53,12 @@ runs/nli-frames3-cpu --device cpu --batch-size 32 --lr 3e-5 --epochs 1 --threads
 Its screen is the first's with (d): compatible pairs called contradiction (argmax) not more
 than 2 points above v1's; its rounds are the first's, run as ``nli-frames3-cpu`` and
 ``nli-frames3-cpu-all-read`` into ``research/results/nli-frames3/``.
+
+**Third candidate** (declared after the second's screen, before it trained): the second
+failed (c) and (d) as the first did (questions on a statement's own fact 60.7% contradiction,
+compatible pairs 29.4%). ``nli-frames3q-cpu`` adds 5,000 question pairs (neutral, as in v2's
+mix): ``--mix v1-frames3q``, otherwise the second's command, into ``runs/nli-frames3q-cpu``;
+same screen, same rounds (``research/results/nli-frames3q/``).
 """
 
 from __future__ import annotations
@@ -69,6 +75,7 @@ from research.request_gate import DELIVERED_SHARE, delivered_share
 CANDIDATES = (
     ("nli-frames-cpu", "nli-frames-cpu-all-read"),
     ("nli-frames3-cpu", "nli-frames3-cpu-all-read"),
+    ("nli-frames3q-cpu", "nli-frames3q-cpu-all-read"),
 )
 
 

@@ -16,6 +16,7 @@ __all__ = [
     "DEFAULT_MIX",
     "GENERATED",
     "MIXES",
+    "V1_FRAMES3Q_MIX",
     "V1_FRAMES3_MIX",
     "V1_FRAMES_MIX",
     "V2_MIX",
@@ -91,6 +92,9 @@ V1_FRAMES_MIX: dict[str, int] = {**{k: v // 2 for k, v in DEFAULT_MIX.items()}, 
 #: words around it never entails (questions on a sentence's own fact became contradictions).
 V1_FRAMES3_MIX: dict[str, int] = {**V1_FRAMES_MIX, "frames3": 9000}
 del V1_FRAMES3_MIX["frames"]
+#: ``v1-frames3`` with question pairs too (neutral: a question and a statement on one topic),
+#: so that a question on a sentence's own fact is not read as a framed copy.
+V1_FRAMES3Q_MIX: dict[str, int] = {**V1_FRAMES3_MIX, "question": 5000}
 MIXES = {
     "v1": DEFAULT_MIX,
     "v2": V2_MIX,
@@ -98,6 +102,7 @@ MIXES = {
     "all-but-related": ALL_BUT_RELATED_MIX,
     "v1-frames": V1_FRAMES_MIX,
     "v1-frames3": V1_FRAMES3_MIX,
+    "v1-frames3q": V1_FRAMES3Q_MIX,
 }
 #: parts generated from the loaded sources rather than read from a file
 GENERATED = (
