@@ -1,5 +1,6 @@
-"""The command line every candidate round shares: ``write`` the candidates' config files,
-``report`` the choice from scoreboard JSON files (one of them ``default.json``)."""
+"""The command line every candidate round shares: ``write`` the candidates' config files that
+do not exist yet, ``report`` the choice from scoreboard JSON files (one of them
+``default.json``)."""
 
 from __future__ import annotations
 
@@ -35,8 +36,12 @@ def candidates_main(
     if args.cmd in handlers:
         return handlers[args.cmd](args)
     if args.cmd == "write":
+        # a file that exists holds the settings its round ran with (shared settings such as
+        # the request overrides may have changed since): only new candidates are written
         for name, change in candidates.items():
-            (CANDIDATES / f"{name}.json").write_text(json.dumps(change, indent=1) + "\n")
+            path = CANDIDATES / f"{name}.json"
+            if not path.exists():
+                path.write_text(json.dumps(change, indent=1) + "\n")
         return 0
     runs = load_runs(args.runs)
     if DEFAULT_RUN not in runs:
