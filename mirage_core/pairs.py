@@ -24,6 +24,7 @@ __all__ = [
     "add_paraphrase_pairs",
     "build_pairs",
     "candidate_pairs",
+    "pair_cosine",
     "rank_by_similarity",
 ]
 
@@ -140,13 +141,18 @@ def add_paraphrase_pairs(
     )
 
 
+def pair_cosine(pairs: CandidatePairs, embeddings: np.ndarray) -> np.ndarray:
+    """The cosine of each pair's two claims (``embeddings``: L2-normalized rows)."""
+    return np.einsum("ij,ij->i", embeddings[pairs.left], embeddings[pairs.right])
+
+
 def rank_by_similarity(pairs: CandidatePairs, embeddings: np.ndarray) -> CandidatePairs:
     """The same pairs, their priority the cosine of the two claims' (L2-normalized)
     embeddings, in descending priority: the pair budget then keeps each claim's semantically
     closest partners."""
     if not len(pairs):
         return pairs
-    cos = np.einsum("ij,ij->i", embeddings[pairs.left], embeddings[pairs.right]).astype(np.float64)
+    cos = pair_cosine(pairs, embeddings).astype(np.float64)
     order = np.lexsort((pairs.right, pairs.left, -cos))
     return pairs.take(order, cos[order])
 
@@ -182,8 +188,7 @@ def build_pairs(
     exempt = None
     if m.paraphrase_budget == "exempt" and vectors is not None and len(pairs):
         # every close pair, lexical or added, is read: paraphrase support vouches with these
-        cos = np.einsum("ij,ij->i", vectors[pairs.left], vectors[pairs.right])
-        exempt = cos >= m.paraphrase_threshold
+        exempt = pair_cosine(pairs, vectors) >= m.paraphrase_threshold
     pairs = apply_budget(
         pairs, claims, config.partners_per_claim, config.max_pairs, evidence.relevance, exempt
     )

@@ -72,14 +72,11 @@ def main(argv: list[str] | None = None) -> int:
     polluted: dict[str, Counter] = {}
     delivered = passed = 0
     for inst in (i for i in ds.instances if i.qid in fit and i.regime in ("clean", "mixed")):
-        if inst.regime == "clean":
-            verdict = mirage.defend(inst.query, inst.passages)
-            claims = verdict.claims
-            if verdict.passed:
-                passed += 1
-                delivered += len(verdict.selected)
-        else:
-            claims = mirage.defend(inst.query, inst.passages).claims
+        verdict = mirage.defend(inst.query, inst.passages)
+        claims = verdict.claims
+        if inst.regime == "clean" and verdict.passed:
+            passed += 1
+            delivered += len(verdict.selected)
         hyp, prem = paraphrase_pairs(claims, embedder, args.cos)
         if inst.regime == "mixed":
             bad = claim_pollution(inst, claims)

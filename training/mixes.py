@@ -4,8 +4,8 @@ its cap is taken whole) and pairs generated per generated part (:data:`GENERATED
 ``v1`` trained the packaged model; ``v2`` is a candidate that did not replace it
 (``docs/decisions.md``); ``all`` is the whole data mix, for a machine that trains in minutes;
 ``all-but-related`` is ``all`` without the "related but different" neutral pairs;
-``v1-frames`` warm-starts from v1 (``--init``) on half the v1 mix and frame pairs
-(:mod:`training.frames`).
+``v1-frames``, ``v1-frames3`` and ``v1-frames3q`` warm-start from v1 (``--init``) on half the
+v1 mix and frame pairs (:mod:`training.frames`).
 """
 
 from __future__ import annotations
@@ -90,8 +90,10 @@ ALL_BUT_RELATED_MIX: dict[str, int] = {k: v for k, v in ALL_MIX.items() if k != 
 V1_FRAMES_MIX: dict[str, int] = {**{k: v // 2 for k, v in DEFAULT_MIX.items()}, "frames": 6000}
 #: ``v1-frames`` with affirming frames too (entailment): the first taught v1 that a copy with
 #: words around it never entails (questions on a sentence's own fact became contradictions).
-V1_FRAMES3_MIX: dict[str, int] = {**V1_FRAMES_MIX, "frames3": 9000}
-del V1_FRAMES3_MIX["frames"]
+V1_FRAMES3_MIX: dict[str, int] = {
+    **{k: v for k, v in V1_FRAMES_MIX.items() if k != "frames"},
+    "frames3": 9000,
+}
 #: ``v1-frames3`` with question pairs too (neutral: a question and a statement on one topic),
 #: so that a question on a sentence's own fact is not read as a framed copy.
 V1_FRAMES3Q_MIX: dict[str, int] = {**V1_FRAMES3_MIX, "question": 5000}

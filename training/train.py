@@ -96,14 +96,13 @@ def build_training_set(
             for e in splits.train.get(name, [])
         ]
         add("reverse-entail", reverse_entailment_pairs(rev_src, mix["reverse-entail"], seed + 4))
-    if mix.get("frames", 0) > 0:
-        from training.frames import frame_pairs
-
-        add("frames", frame_pairs(sentences, mix["frames"], seed + 7))
-    if mix.get("frames3", 0) > 0:
+    if mix.get("frames", 0) > 0 or mix.get("frames3", 0) > 0:
         from training.frames import AFFIRMING, frame_pairs
 
-        add("frames3", frame_pairs(sentences, mix["frames3"], seed + 7, affirming=AFFIRMING))
+        # "frames3" adds affirming frames to the retracting and reporting ones
+        for part, affirming in (("frames", None), ("frames3", AFFIRMING)):
+            if mix.get(part, 0) > 0:
+                add(part, frame_pairs(sentences, mix[part], seed + 7, affirming=affirming))
     if mix.get("question", 0) > 0:
         # topic groups (VitaminC training pages, Climate-FEVER evidence sets) and, for
         # everyday text, single training sentences as their own group
@@ -430,7 +429,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default="v1",
         help="training mix (training/mixes.py): v1 (the packaged model's), v2 (replay + VitaminC "
         "and compatible pairs), all (every source), all-but-related (all without the "
-        "related-but-different neutral pairs)",
+        "related-but-different neutral pairs), v1-frames / v1-frames3 / v1-frames3q (half the "
+        "v1 mix with frame pairs, for --init from v1)",
     )
     p.add_argument(
         "--mix-cap",
