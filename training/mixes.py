@@ -5,12 +5,15 @@ its cap is taken whole) and pairs generated per generated part (:data:`GENERATED
 (``docs/decisions.md``); ``all`` is the whole data mix, for a machine that trains in minutes;
 ``all-but-related`` is ``all`` without the "related but different" neutral pairs;
 ``v1-frames``, ``v1-frames3`` and ``v1-frames3q`` warm-start from v1 (``--init``) on half the
-v1 mix and frame pairs (:mod:`training.frames`).
+v1 mix and frame pairs (:mod:`training.frames`); ``abr-swaps`` warm-starts from the
+``all-but-related`` model on a fifth of its mix and swapped-fact pairs
+(:mod:`training.swapped_facts`).
 """
 
 from __future__ import annotations
 
 __all__ = [
+    "ABR_SWAPS_MIX",
     "ALL_BUT_RELATED_MIX",
     "ALL_MIX",
     "DEFAULT_MIX",
@@ -97,6 +100,28 @@ V1_FRAMES3_MIX: dict[str, int] = {
 #: ``v1-frames3`` with question pairs too (neutral: a question and a statement on one topic),
 #: so that a question on a sentence's own fact is not read as a framed copy.
 V1_FRAMES3Q_MIX: dict[str, int] = {**V1_FRAMES3_MIX, "question": 5000}
+#: The ``all-but-related`` model taught that a reworded sentence with another value contradicts:
+#: warm-started from it (``--init``), a replay of about a fifth of its mix (so that the rest of
+#: its reading stays) and contradiction pairs made from entailment pairs by swapping a value the
+#: premise states in the hypothesis (:mod:`training.swapped_facts`).
+ABR_SWAPS_MIX: dict[str, int] = {
+    "lingnli": 9600,
+    "mnli-dev-train-half": 1000,
+    "snli-test": 1900,
+    "cad": 1600,
+    "conjnli-adv": 3000,
+    "negation": 600,
+    "climate-fever": 1500,
+    "fever-symmetric": 700,
+    "breaking-nli-train": 1100,
+    "vitaminc-real": 5300,
+    "vitaminc-synthetic": 3200,
+    "augment": 4000,
+    "paraphrase": 2200,
+    "reverse-entail": 1600,
+    "question": 2800,
+    "swapped-facts": 10000,
+}
 MIXES = {
     "v1": DEFAULT_MIX,
     "v2": V2_MIX,
@@ -105,6 +130,7 @@ MIXES = {
     "v1-frames": V1_FRAMES_MIX,
     "v1-frames3": V1_FRAMES3_MIX,
     "v1-frames3q": V1_FRAMES3Q_MIX,
+    "abr-swaps": ABR_SWAPS_MIX,
 }
 #: parts generated from the loaded sources rather than read from a file
 GENERATED = (
@@ -115,4 +141,5 @@ GENERATED = (
     "question",
     "frames",
     "frames3",
+    "swapped-facts",
 )

@@ -78,7 +78,7 @@ def build_training_set(
 
     sentences = splits.train_sentences()
     aug = None
-    if mix.get("augment", 0) > 0 or mix.get("question", 0) > 0:
+    if any(mix.get(part, 0) > 0 for part in ("augment", "question", "swapped-facts")):
         aug = Augmenter(sentences)
     if mix.get("augment", 0) > 0 and aug is not None:
         add("augment", aug.generate(mix["augment"], seed=seed + 1))
@@ -103,6 +103,11 @@ def build_training_set(
         for part, affirming in (("frames", None), ("frames3", AFFIRMING)):
             if mix.get(part, 0) > 0:
                 add(part, frame_pairs(sentences, mix[part], seed + 7, affirming=affirming))
+    if mix.get("swapped-facts", 0) > 0 and aug is not None:
+        from training.swapped_facts import swapped_fact_pairs
+
+        entailments = [e for exs in splits.train.values() for e in exs]
+        add("swapped-facts", swapped_fact_pairs(entailments, aug, mix["swapped-facts"], seed + 8))
     if mix.get("question", 0) > 0:
         # topic groups (VitaminC training pages, Climate-FEVER evidence sets) and, for
         # everyday text, single training sentences as their own group
@@ -430,7 +435,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="training mix (training/mixes.py): v1 (the packaged model's), v2 (replay + VitaminC "
         "and compatible pairs), all (every source), all-but-related (all without the "
         "related-but-different neutral pairs), v1-frames / v1-frames3 / v1-frames3q (half the "
-        "v1 mix with frame pairs, for --init from v1)",
+        "v1 mix with frame pairs, for --init from v1), abr-swaps (a fifth of all-but-related with "
+        "swapped-fact pairs, for --init from the all-but-related model)",
     )
     p.add_argument(
         "--mix-cap",
