@@ -39,6 +39,15 @@ Declared before any figure of it was seen:
         --family-n 20 --adaptive dispersed,paraphrase,synonym --adaptive-n 20 \
         --out research/results/nli-swaps/nli-swaps-cpu
     python -m research.nli_swaps report research/results/nli-swaps/*.json
+
+**Second candidate** (declared with the first, before any figure of either was seen):
+``nli-v1-swaps-cpu``, the same swapped-fact pairs on v1 instead: ``python -m training --mix
+v1-swaps --init mirage_core/models/mirage-nli-minilm-l6 --out runs/nli-v1-swaps-cpu --device
+cpu --batch-size 32 --lr 3e-5 --epochs 1 --threads auto`` (half the v1 mix, replayed, and
+10,000 swapped-fact pairs), so that a loss of the first can be told apart from the
+all-but-related model's own. Same screen; its round runs into
+``research/results/nli-swaps/nli-v1-swaps-cpu``, under the same rule, both candidates judged
+together (of two that qualify, the larger gain wins).
 """
 
 from __future__ import annotations
@@ -47,7 +56,7 @@ import sys
 
 from research.quarantine_conflicts import model_round_main
 
-main = model_round_main(__doc__, ["nli-swaps-cpu"])
+main = model_round_main(__doc__, ["nli-swaps-cpu", "nli-v1-swaps-cpu"])
 
 if __name__ == "__main__":
     sys.exit(main())

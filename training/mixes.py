@@ -7,7 +7,7 @@ its cap is taken whole) and pairs generated per generated part (:data:`GENERATED
 ``v1-frames``, ``v1-frames3`` and ``v1-frames3q`` warm-start from v1 (``--init``) on half the
 v1 mix and frame pairs (:mod:`training.frames`); ``abr-swaps`` warm-starts from the
 ``all-but-related`` model on a fifth of its mix and swapped-fact pairs
-(:mod:`training.swapped_facts`).
+(:mod:`training.swapped_facts`); ``v1-swaps`` puts the same pairs on half the v1 mix.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ __all__ = [
     "V1_FRAMES3Q_MIX",
     "V1_FRAMES3_MIX",
     "V1_FRAMES_MIX",
+    "V1_SWAPS_MIX",
     "V2_MIX",
 ]
 
@@ -122,6 +123,11 @@ ABR_SWAPS_MIX: dict[str, int] = {
     "question": 2800,
     "swapped-facts": 10000,
 }
+#: v1 taught the same: half the v1 mix, replayed, and the swapped-fact pairs (``--init`` v1).
+V1_SWAPS_MIX: dict[str, int] = {
+    **{k: v // 2 for k, v in DEFAULT_MIX.items()},
+    "swapped-facts": 10000,
+}
 MIXES = {
     "v1": DEFAULT_MIX,
     "v2": V2_MIX,
@@ -131,6 +137,7 @@ MIXES = {
     "v1-frames3": V1_FRAMES3_MIX,
     "v1-frames3q": V1_FRAMES3Q_MIX,
     "abr-swaps": ABR_SWAPS_MIX,
+    "v1-swaps": V1_SWAPS_MIX,
 }
 #: parts generated from the loaded sources rather than read from a file
 GENERATED = (

@@ -436,7 +436,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "and compatible pairs), all (every source), all-but-related (all without the "
         "related-but-different neutral pairs), v1-frames / v1-frames3 / v1-frames3q (half the "
         "v1 mix with frame pairs, for --init from v1), abr-swaps (a fifth of all-but-related with "
-        "swapped-fact pairs, for --init from the all-but-related model)",
+        "swapped-fact pairs, for --init from the all-but-related model), v1-swaps (half the v1 mix "
+        "with swapped-fact pairs, for --init from v1)",
     )
     p.add_argument(
         "--mix-cap",
