@@ -68,9 +68,8 @@ Same rule, judged with the first; its run reads the first's pairs from the pair 
 
 from __future__ import annotations
 
-import sys
-
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
