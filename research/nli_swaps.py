@@ -64,6 +64,17 @@ Same rule, judged with the first; its run reads the first's pairs from the pair 
         --config research/candidates/nli-swaps-cpu-kappa.json --no-paper --families all \
         --family-n 20 --adaptive dispersed,paraphrase,synonym --adaptive-n 20 \
         --out research/results/nli-swaps/nli-swaps-cpu-kappa
+
+**Fourth candidate** (declared after the first's round, before any figure of it was seen):
+the first called reworded pairs contradictions when one side states more than the other
+(VitaminC "supports" pairs read in reverse, 5.6% → 38.9%), since its contradictions were
+such pairs. ``nli-swaps-contrast-cpu`` puts each swapped pair beside its unswapped source
+pair in the same order (entailment premise first, neutral hypothesis first), 7,000 of each:
+``python -m training --mix abr-swaps-contrast --init runs/nli-abr-cpu --out
+runs/nli-swaps-contrast-cpu --device cpu --batch-size 32 --lr 3e-5 --epochs 1 --threads
+auto``. Same screen, plus (c): compatible pairs called contradiction (argmax) not above v1's;
+its round (κ 0.8, the default config) under the same rule, into
+``research/results/nli-swaps/nli-swaps-contrast-cpu``.
 """
 
 from __future__ import annotations

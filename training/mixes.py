@@ -7,12 +7,14 @@ its cap is taken whole) and pairs generated per generated part (:data:`GENERATED
 ``v1-frames``, ``v1-frames3`` and ``v1-frames3q`` warm-start from v1 (``--init``) on half the
 v1 mix and frame pairs (:mod:`training.frames`); ``abr-swaps`` warm-starts from the
 ``all-but-related`` model on a fifth of its mix and swapped-fact pairs
-(:mod:`training.swapped_facts`); ``v1-swaps`` puts the same pairs on half the v1 mix.
+(:mod:`training.swapped_facts`); ``v1-swaps`` puts the same pairs on half the v1 mix;
+``abr-swaps-contrast`` puts each swapped pair beside its unswapped source pair.
 """
 
 from __future__ import annotations
 
 __all__ = [
+    "ABR_SWAPS_CONTRAST_MIX",
     "ABR_SWAPS_MIX",
     "ALL_BUT_RELATED_MIX",
     "ALL_MIX",
@@ -123,6 +125,12 @@ ABR_SWAPS_MIX: dict[str, int] = {
     "question": 2800,
     "swapped-facts": 10000,
 }
+#: ``abr-swaps`` with each swapped pair beside its unswapped source pair (7,000 of each): the
+#: first taught the model to call reworded pairs with more detail on one side contradictions.
+ABR_SWAPS_CONTRAST_MIX: dict[str, int] = {
+    **{k: v for k, v in ABR_SWAPS_MIX.items() if k != "swapped-facts"},
+    "swapped-facts-contrast": 14000,
+}
 #: v1 taught the same: half the v1 mix, replayed, and the swapped-fact pairs (``--init`` v1).
 V1_SWAPS_MIX: dict[str, int] = {
     **{k: v // 2 for k, v in DEFAULT_MIX.items()},
@@ -137,6 +145,7 @@ MIXES = {
     "v1-frames3": V1_FRAMES3_MIX,
     "v1-frames3q": V1_FRAMES3Q_MIX,
     "abr-swaps": ABR_SWAPS_MIX,
+    "abr-swaps-contrast": ABR_SWAPS_CONTRAST_MIX,
     "v1-swaps": V1_SWAPS_MIX,
 }
 #: parts generated from the loaded sources rather than read from a file
@@ -149,4 +158,5 @@ GENERATED = (
     "frames",
     "frames3",
     "swapped-facts",
+    "swapped-facts-contrast",
 )

@@ -65,10 +65,16 @@ def swapped_fact_pairs(
     seed: int,
     *,
     source: str = "swapped-facts",
+    with_originals: bool = False,
 ) -> list[NLIExample]:
     """``n`` contradiction pairs (fewer when the entailment pairs run out): a premise beside its
     entailed hypothesis with one stated fact swapped, in random order. Pairs that are not
-    entailments are skipped."""
+    entailments are skipped.
+
+    ``with_originals``: each contradiction is followed by its source pair in the same order,
+    unswapped: entailment when the premise comes first, neutral when the hypothesis does (it
+    states less than the premise), so that the swapped value, not the wording or the order,
+    is what tells the two apart. ``n`` then counts both."""
     rng = random.Random(seed)
     texts = [f"{e.premise}\x00{e.hypothesis}" for e in entailments if e.label == 0]
     out: list[NLIExample] = []
@@ -82,6 +88,10 @@ def swapped_fact_pairs(
         if swapped is None:
             continue
         text, kind = swapped
-        p, h = (premise, text) if rng.random() < 0.5 else (text, premise)
+        forward = rng.random() < 0.5
+        p, h = (premise, text) if forward else (text, premise)
         out.append(NLIExample(p, h, 2, f"{source}:{kind}"))
+        if with_originals and len(out) < n:
+            p, h = (premise, hypothesis) if forward else (hypothesis, premise)
+            out.append(NLIExample(p, h, 0 if forward else 1, f"{source}:original"))
     return out

@@ -78,7 +78,10 @@ def build_training_set(
 
     sentences = splits.train_sentences()
     aug = None
-    if any(mix.get(part, 0) > 0 for part in ("augment", "question", "swapped-facts")):
+    if any(
+        mix.get(part, 0) > 0
+        for part in ("augment", "question", "swapped-facts", "swapped-facts-contrast")
+    ):
         aug = Augmenter(sentences)
     if mix.get("augment", 0) > 0 and aug is not None:
         add("augment", aug.generate(mix["augment"], seed=seed + 1))
@@ -103,11 +106,19 @@ def build_training_set(
         for part, affirming in (("frames", None), ("frames3", AFFIRMING)):
             if mix.get(part, 0) > 0:
                 add(part, frame_pairs(sentences, mix[part], seed + 7, affirming=affirming))
-    if mix.get("swapped-facts", 0) > 0 and aug is not None:
+    if aug is not None:
         from training.swapped_facts import swapped_fact_pairs
 
         entailments = [e for exs in splits.train.values() for e in exs]
-        add("swapped-facts", swapped_fact_pairs(entailments, aug, mix["swapped-facts"], seed + 8))
+        # "swapped-facts-contrast": each swapped pair beside its unswapped source pair
+        for part, originals in (("swapped-facts", False), ("swapped-facts-contrast", True)):
+            if mix.get(part, 0) > 0:
+                add(
+                    part,
+                    swapped_fact_pairs(
+                        entailments, aug, mix[part], seed + 8, with_originals=originals
+                    ),
+                )
     if mix.get("question", 0) > 0:
         # topic groups (VitaminC training pages, Climate-FEVER evidence sets) and, for
         # everyday text, single training sentences as their own group
@@ -437,7 +448,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "related-but-different neutral pairs), v1-frames / v1-frames3 / v1-frames3q (half the "
         "v1 mix with frame pairs, for --init from v1), abr-swaps (a fifth of all-but-related with "
         "swapped-fact pairs, for --init from the all-but-related model), v1-swaps (half the v1 mix "
-        "with swapped-fact pairs, for --init from v1)",
+        "with swapped-fact pairs, for --init from v1), abr-swaps-contrast (abr-swaps with each "
+        "swapped pair beside its source pair)",
     )
     p.add_argument(
         "--mix-cap",

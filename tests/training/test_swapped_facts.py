@@ -80,3 +80,18 @@ def test_pairs_are_contradictions_from_entailments_only_and_seeded():
     assert len({p.premise + p.hypothesis for p in pairs}) == len(pairs)
     assert swapped_fact_pairs(ENTAILMENTS, aug, 10, seed=3) == pairs
     assert len(swapped_fact_pairs(ENTAILMENTS, aug, 1, seed=3)) == 1
+
+
+def test_with_originals_each_swap_is_followed_by_its_source_pair_in_the_same_order():
+    aug = Augmenter(CORPUS)
+    pairs = swapped_fact_pairs(ENTAILMENTS, aug, 10, seed=3, with_originals=True)
+    assert len(pairs) % 2 == 0 and pairs
+    by_premise = {e.premise: e.hypothesis for e in ENTAILMENTS if e.label == 0}
+    for swap, original in zip(pairs[::2], pairs[1::2], strict=True):
+        assert swap.label == 2 and original.source == "swapped-facts:original"
+        if original.label == 0:  # premise first: entailment, the swap sits in the hypothesis
+            assert swap.premise == original.premise
+            assert by_premise[original.premise] == original.hypothesis != swap.hypothesis
+        else:  # the hypothesis first: it states less than the premise
+            assert original.label == 1 and swap.hypothesis == original.hypothesis
+            assert by_premise[original.hypothesis] == original.premise != swap.premise
