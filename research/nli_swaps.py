@@ -91,7 +91,10 @@ CANDIDATE = "runs/nli-swaps-cpu"
 KAPPA_FILE = Path("research/candidates/nli-swaps-cpu-kappa.json")
 KAPPA_GRID = np.round(np.arange(0.80, 0.995, 0.01), 2)
 
-round_main = model_round_main(__doc__, ["nli-swaps-cpu", "nli-v1-swaps-cpu", "nli-swaps-cpu-kappa"])
+round_main = model_round_main(
+    __doc__,
+    ["nli-swaps-cpu", "nli-v1-swaps-cpu", "nli-swaps-cpu-kappa", "nli-swaps-contrast-cpu"],
+)
 
 
 def refit_kappa(v1_agreement: np.ndarray, agreement: np.ndarray) -> float:
