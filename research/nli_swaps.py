@@ -81,14 +81,14 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 import numpy as np
 
+from research.corroborated_first import CANDIDATES
 from research.quarantine_conflicts import model_round_main
 
 CANDIDATE = "runs/nli-swaps-cpu"
-KAPPA_FILE = Path("research/candidates/nli-swaps-cpu-kappa.json")
+KAPPA_FILE = CANDIDATES / "nli-swaps-cpu-kappa.json"
 KAPPA_GRID = np.round(np.arange(0.80, 0.995, 0.01), 2)
 
 round_main = model_round_main(

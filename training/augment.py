@@ -29,8 +29,11 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from training.data import NLIExample
+
+_T = TypeVar("_T")
 
 __all__ = [
     "CONTRADICTION_KINDS",
@@ -916,8 +919,9 @@ def to_question(sentence: str, rng: random.Random) -> str | None:
     return " ".join(rng.choice(options).split())
 
 
-def in_random_order(items: Sequence[str], rng: random.Random) -> list[str]:
-    """``items`` shuffled by ``rng`` (a copy): generators that use each sentence once walk it."""
+def in_random_order(items: Sequence[_T], rng: random.Random) -> list[_T]:
+    """``items`` shuffled by ``rng`` (a copy): generators that use each sentence (or pair) once
+    walk it."""
     order = list(range(len(items)))
     rng.shuffle(order)
     return [items[i] for i in order]

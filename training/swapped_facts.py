@@ -48,12 +48,12 @@ def swapped_fact(
     edit = augmenter.contradiction(hypothesis, rng, kinds=FACT_KINDS)
     if edit is None:
         return None
-    before, after = _tokens(hypothesis), _tokens(edit.text)
+    before, after, premise_tokens = _tokens(hypothesis), _tokens(edit.text), _tokens(premise)
     removed = set(before) - set(after)
-    premise_tokens = set(_tokens(premise))
-    if not removed or not removed <= premise_tokens:
+    stated = set(premise_tokens)
+    if not removed or not removed <= stated:
         return None
-    if set(before) <= premise_tokens and len(before) >= 0.8 * len(_tokens(premise)):
+    if set(before) <= stated and len(before) >= 0.8 * len(premise_tokens):
         return None
     return edit.text, edit.kind
 
@@ -76,12 +76,11 @@ def swapped_fact_pairs(
     states less than the premise), so that the swapped value, not the wording or the order,
     is what tells the two apart. ``n`` then counts both."""
     rng = random.Random(seed)
-    texts = [f"{e.premise}\x00{e.hypothesis}" for e in entailments if e.label == 0]
     out: list[NLIExample] = []
-    for joined in in_random_order(texts, rng):
+    for e in in_random_order([e for e in entailments if e.label == 0], rng):
         if len(out) >= n:
             break
-        premise, hypothesis = joined.split("\x00", 1)
+        premise, hypothesis = e.premise, e.hypothesis
         if not 4 <= len(hypothesis.split()) <= 50:
             continue
         swapped = swapped_fact(premise, hypothesis, augmenter, rng)

@@ -77,11 +77,10 @@ def build_training_set(
         train.extend(gen)
 
     sentences = splits.train_sentences()
+    # swapped-fact parts and whether each pair comes with its unswapped source pair
+    swap_parts = {"swapped-facts": False, "swapped-facts-contrast": True}
     aug = None
-    if any(
-        mix.get(part, 0) > 0
-        for part in ("augment", "question", "swapped-facts", "swapped-facts-contrast")
-    ):
+    if any(mix.get(part, 0) > 0 for part in ("augment", "question", *swap_parts)):
         aug = Augmenter(sentences)
     if mix.get("augment", 0) > 0 and aug is not None:
         add("augment", aug.generate(mix["augment"], seed=seed + 1))
@@ -106,12 +105,11 @@ def build_training_set(
         for part, affirming in (("frames", None), ("frames3", AFFIRMING)):
             if mix.get(part, 0) > 0:
                 add(part, frame_pairs(sentences, mix[part], seed + 7, affirming=affirming))
-    if aug is not None:
+    if aug is not None and any(mix.get(part, 0) > 0 for part in swap_parts):
         from training.swapped_facts import swapped_fact_pairs
 
         entailments = [e for exs in splits.train.values() for e in exs]
-        # "swapped-facts-contrast": each swapped pair beside its unswapped source pair
-        for part, originals in (("swapped-facts", False), ("swapped-facts-contrast", True)):
+        for part, originals in swap_parts.items():
             if mix.get(part, 0) > 0:
                 add(
                     part,
