@@ -75,6 +75,23 @@ runs/nli-swaps-contrast-cpu --device cpu --batch-size 32 --lr 3e-5 --epochs 1 --
 auto``. Same screen, plus (c): compatible pairs called contradiction (argmax) not above v1's;
 its round (κ 0.8, the default config) under the same rule, into
 ``research/results/nli-swaps/nli-swaps-contrast-cpu``.
+
+**Fifth candidate** (declared after the fourth's round, before any figure of it was seen):
+every swapped-fact model called more of the honest agreement pairs contradictions at κ 0.8
+than v1 (1.6–5.3% against 0.2%), and each such call cost clean passes. Those pairs are two
+sentences on one topic that state different facts ("announced the engagement in December
+2024" / "married on September 27, 2025"); the "related but different" neutral pairs that
+teach them as neutral also taught away v1's contradictions between attack pages.
+``nli-swaps-teacher-cpu`` keeps v1's own reading of them instead: the fourth candidate's mix
+plus 8,000 pairs of two different sentences of one training page (content-word overlap at
+most 0.6, never two revisions of one sentence) whose targets are v1's probabilities
+(:mod:`training.teacher`): ``python -m training --mix abr-swaps-teacher --init
+runs/nli-abr-cpu --teacher mirage_core/models/mirage-nli-minilm-l6 --out
+runs/nli-swaps-teacher-cpu --device cpu --batch-size 32 --lr 3e-5 --epochs 1 --threads
+auto``. Same screen (a), (b), (c), plus (d): at most 0.5% of the agreement pairs (fit)
+called at κ 0.8 (v1 0.2%; the κ-refit candidate, which kept v1's clean passes, 0.1%; the
+fourth, which lost them, 1.6%). Its round (κ 0.8, the default config) under the same rule,
+into ``research/results/nli-swaps/nli-swaps-teacher-cpu``.
 """
 
 from __future__ import annotations
@@ -93,7 +110,13 @@ KAPPA_GRID = np.round(np.arange(0.80, 0.995, 0.01), 2)
 
 round_main = model_round_main(
     __doc__,
-    ["nli-swaps-cpu", "nli-v1-swaps-cpu", "nli-swaps-cpu-kappa", "nli-swaps-contrast-cpu"],
+    [
+        "nli-swaps-cpu",
+        "nli-v1-swaps-cpu",
+        "nli-swaps-cpu-kappa",
+        "nli-swaps-contrast-cpu",
+        "nli-swaps-teacher-cpu",
+    ],
 )
 
 

@@ -8,7 +8,9 @@ its cap is taken whole) and pairs generated per generated part (:data:`GENERATED
 v1 mix and frame pairs (:mod:`training.frames`); ``abr-swaps`` warm-starts from the
 ``all-but-related`` model on a fifth of its mix and swapped-fact pairs
 (:mod:`training.swapped_facts`); ``v1-swaps`` puts the same pairs on half the v1 mix;
-``abr-swaps-contrast`` puts each swapped pair beside its unswapped source pair.
+``abr-swaps-contrast`` puts each swapped pair beside its unswapped source pair;
+``abr-swaps-teacher`` adds pairs of one page's different sentences that train towards a
+teacher model's probabilities (:mod:`training.teacher`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 __all__ = [
     "ABR_SWAPS_CONTRAST_MIX",
     "ABR_SWAPS_MIX",
+    "ABR_SWAPS_TEACHER_MIX",
     "ALL_BUT_RELATED_MIX",
     "ALL_MIX",
     "DEFAULT_MIX",
@@ -131,6 +134,11 @@ ABR_SWAPS_CONTRAST_MIX: dict[str, int] = {
     **{k: v for k, v in ABR_SWAPS_MIX.items() if k != "swapped-facts"},
     "swapped-facts-contrast": 14000,
 }
+#: ``abr-swaps-contrast`` with 8,000 pairs of two different sentences of one page (content-word
+#: overlap at most 0.6, never two revisions of one sentence) whose targets are the teacher's
+#: probabilities (``--teacher``, :mod:`training.teacher`): the swapped pairs taught the model to
+#: call such honest pairs contradictions, and the teacher keeps the reading it had of them.
+ABR_SWAPS_TEACHER_MIX: dict[str, int] = {**ABR_SWAPS_CONTRAST_MIX, "related-teacher": 8000}
 #: v1 taught the same: half the v1 mix, replayed, and the swapped-fact pairs (``--init`` v1).
 V1_SWAPS_MIX: dict[str, int] = {
     **{k: v // 2 for k, v in DEFAULT_MIX.items()},
@@ -146,6 +154,7 @@ MIXES = {
     "v1-frames3q": V1_FRAMES3Q_MIX,
     "abr-swaps": ABR_SWAPS_MIX,
     "abr-swaps-contrast": ABR_SWAPS_CONTRAST_MIX,
+    "abr-swaps-teacher": ABR_SWAPS_TEACHER_MIX,
     "v1-swaps": V1_SWAPS_MIX,
 }
 #: parts generated from the loaded sources rather than read from a file
@@ -159,4 +168,5 @@ GENERATED = (
     "frames3",
     "swapped-facts",
     "swapped-facts-contrast",
+    "related-teacher",
 )

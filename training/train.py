@@ -34,6 +34,7 @@ from training.data import (
     sample,
 )
 from training.mixes import GENERATED, MIXES
+from training.teacher import TEACHER_PARTS, soft_targets, teacher_probabilities, teacher_rows
 
 
 def resolve_device(name: str) -> Any:
@@ -88,6 +89,19 @@ def build_training_set(
         add(
             "related-neutral",
             related_neutral_pairs(splits.train_groups, mix["related-neutral"], seed + 2),
+        )
+    if mix.get("related-teacher", 0) > 0:
+        # the same kind of pairs, less strictly apart; labels are placeholders for the
+        # teacher's probabilities (training.teacher)
+        add(
+            "related-teacher",
+            related_neutral_pairs(
+                splits.train_groups,
+                mix["related-teacher"],
+                seed + 9,
+                max_overlap=0.6,
+                source="related-teacher",
+            ),
         )
     if mix.get("paraphrase", 0) > 0:
         add("paraphrase", paraphrase_pairs(sentences, mix["paraphrase"], seed + 3))
@@ -192,6 +206,10 @@ def train(args: argparse.Namespace) -> int:
         meta_in = json.loads((bundle / BUNDLE_META).read_text())
         mix, splits, max_length = meta_in["mix"], None, meta_in["max_length"]
         mix_name = meta_in.get("mix_name")
+        if any(mix.get(part, 0) > 0 for part in TEACHER_PARTS):
+            raise SystemExit(
+                f"bundle {bundle}: teacher parts need the data (train without --bundle)"
+            )
         ids, tts, labels = load_pairs(bundle / PAIRS_FILE)
         log(f"bundle: {bundle}, {len(ids)} tokenized pairs (max length {max_length})")
         default_base = str(bundle / BASE_DIR)
@@ -232,6 +250,8 @@ def train(args: argparse.Namespace) -> int:
         model.bert.embeddings.word_embeddings.weight.requires_grad_(False)
 
     model.to(device)
+    # (n, 3) training targets when some pairs train towards a teacher's probabilities
+    targets = None
     if splits is not None:
         t0 = time.time()
         enc = tok(
@@ -244,6 +264,22 @@ def train(args: argparse.Namespace) -> int:
         tts = enc["token_type_ids"]
         labels = [e.label for e in train_set]
         log(f"tokenized {len(ids)} pairs in {time.time() - t0:.0f}s")
+        rows = teacher_rows(train_set)
+        if rows:
+            if not args.teacher:
+                raise SystemExit(
+                    f"mix {mix_name}: its parts {', '.join(p for p in TEACHER_PARTS if mix.get(p))} "
+                    "train towards a teacher's probabilities: give --teacher DIR"
+                )
+            t0 = time.time()
+            probs = teacher_probabilities(
+                args.teacher, [train_set[i] for i in rows], threads=threads
+            )
+            targets = torch.from_numpy(soft_targets(labels, rows, probs, args.label_smoothing))
+            log(
+                f"teacher {args.teacher}: {len(rows)} pairs scored in {time.time() - t0:.0f}s, "
+                "mean (ent, neu, con) " + ", ".join(f"{x:.2f}" for x in probs.mean(axis=0))
+            )
     lengths = [len(x) for x in ids]
     log(f"mean length {sum(lengths) / len(lengths):.1f} tokens; device {device}")
     bf16 = device.type == "cuda" and args.bf16
@@ -285,7 +321,10 @@ def train(args: argparse.Namespace) -> int:
             return min((step + 1) / warmup, max(0.0, (total - step) / max(1, total - warmup)))
 
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_factor)
-    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=args.label_smoothing)
+    # soft targets carry their own smoothing (training.teacher.soft_targets)
+    loss_fn = torch.nn.CrossEntropyLoss(
+        label_smoothing=args.label_smoothing if targets is None else 0.0
+    )
     if time_schedule:
         log(
             f"time-based schedule: training until {args.max_minutes} min after start "
@@ -312,6 +351,7 @@ def train(args: argparse.Namespace) -> int:
         "bf16_autocast": bf16,
         "freeze_word_embeddings": args.freeze_embeddings,
         "label_smoothing": args.label_smoothing,
+        "teacher": str(args.teacher) if targets is not None else None,
         "torch": torch.__version__,
         "schedule": args.schedule,
         "threads": args.threads,
@@ -345,7 +385,7 @@ def train(args: argparse.Namespace) -> int:
             inp[r, :n] = torch.tensor(ids[i])
             tt[r, :n] = torch.tensor(tts[i])
             am[r, :n] = 1
-        y = torch.tensor([labels[i] for i in batch])
+        y = targets[batch] if targets is not None else torch.tensor([labels[i] for i in batch])
         inp, tt, am, y = (x.to(device, non_blocking=True) for x in (inp, tt, am, y))
         with torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
             logits = model(input_ids=inp, token_type_ids=tt, attention_mask=am).logits
@@ -447,7 +487,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "v1 mix with frame pairs, for --init from v1), abr-swaps (a fifth of all-but-related with "
         "swapped-fact pairs, for --init from the all-but-related model), v1-swaps (half the v1 mix "
         "with swapped-fact pairs, for --init from v1), abr-swaps-contrast (abr-swaps with each "
-        "swapped pair beside its source pair)",
+        "swapped pair beside its source pair), abr-swaps-teacher (abr-swaps-contrast with pairs "
+        "of one page's sentences that train towards --teacher's probabilities)",
     )
     p.add_argument(
         "--mix-cap",
@@ -460,6 +501,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="train on a bundle of tokenized pairs (python -m training.bundle build) instead of "
         "building the mix from --data-dir; its base encoder is the default --base",
+    )
+    p.add_argument(
+        "--teacher",
+        default=None,
+        help="model folder whose probabilities are the targets of the mix's teacher parts "
+        "(training.teacher), e.g. the packaged model",
     )
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="cpu")
     p.add_argument(
