@@ -92,6 +92,22 @@ auto``. Same screen (a), (b), (c), plus (d): at most 0.5% of the agreement pairs
 called at κ 0.8 (v1 0.2%; the κ-refit candidate, which kept v1's clean passes, 0.1%; the
 fourth, which lost them, 1.6%). Its round (κ 0.8, the default config) under the same rule,
 into ``research/results/nli-swaps/nli-swaps-teacher-cpu``.
+
+**Sixth candidate** (declared after the fifth's screen, which failed (d) with 0.8% of the
+agreement pairs called at κ 0.8, before any round figure of it was seen):
+``nli-swaps-teacher-cpu-kappa``, the fifth's weights with κ refit by the third candidate's
+rule (``python -m research.nli_swaps kappa runs/nli-swaps-teacher-cpu``, which writes
+``research/candidates/nli-swaps-teacher-cpu-kappa.json``). The third candidate's refit had to
+go to 0.98, where its gains were gone; the fifth ranks conflicts over agreement pairs as
+well (14.5% recall at 5% agreement called, fit) with half the fourth's agreement pairs above
+0.8, so its refit should stay nearer 0.8. Its round runs without the fifth's at 0.8, under
+the same rule:
+
+    python -m research.nli_swaps kappa runs/nli-swaps-teacher-cpu
+    nice python -m benchmarks.scoreboard --model runs/nli-swaps-teacher-cpu \
+        --config research/candidates/nli-swaps-teacher-cpu-kappa.json --no-paper --families all \
+        --family-n 20 --adaptive dispersed,paraphrase,synonym --adaptive-n 20 \
+        --out research/results/nli-swaps/nli-swaps-teacher-cpu-kappa
 """
 
 from __future__ import annotations
@@ -104,8 +120,11 @@ import numpy as np
 from research.corroborated_first import CANDIDATES
 from research.quarantine_conflicts import model_round_main
 
-CANDIDATE = "runs/nli-swaps-cpu"
-KAPPA_FILE = CANDIDATES / "nli-swaps-cpu-kappa.json"
+#: model folder -> the config file its κ refit writes
+KAPPA_FILES = {
+    "runs/nli-swaps-cpu": CANDIDATES / "nli-swaps-cpu-kappa.json",
+    "runs/nli-swaps-teacher-cpu": CANDIDATES / "nli-swaps-teacher-cpu-kappa.json",
+}
 KAPPA_GRID = np.round(np.arange(0.80, 0.995, 0.01), 2)
 
 round_main = model_round_main(
@@ -116,6 +135,7 @@ round_main = model_round_main(
         "nli-swaps-cpu-kappa",
         "nli-swaps-contrast-cpu",
         "nli-swaps-teacher-cpu",
+        "nli-swaps-teacher-cpu-kappa",
     ],
 )
 
@@ -130,36 +150,38 @@ def refit_kappa(v1_agreement: np.ndarray, agreement: np.ndarray) -> float:
     return float(KAPPA_GRID[-1])
 
 
-def kappa_main() -> int:
+def kappa_main(argv: list[str]) -> int:
     import argparse
 
     from mirage_core.nli.transformers_nli import TransformersNLI
     from research.conflict_pairs import add_dataset_args, collect_pairs, p_contra
 
-    p = argparse.ArgumentParser()
+    p = argparse.ArgumentParser(prog="python -m research.nli_swaps kappa")
+    p.add_argument("model", nargs="?", choices=sorted(KAPPA_FILES), default="runs/nli-swaps-cpu")
     add_dataset_args(p)
     p.add_argument("--max-clean", type=int, default=2000)
-    args = p.parse_args([])
+    args = p.parse_args(argv)
+    candidate, kappa_file = args.model, KAPPA_FILES[args.model]
     _, agreement_pairs = collect_pairs(args)["fit"]
     v1 = p_contra(TransformersNLI(None, batch_size=64), agreement_pairs)
-    cand = p_contra(TransformersNLI(CANDIDATE, batch_size=64), agreement_pairs)
+    cand = p_contra(TransformersNLI(candidate, batch_size=64), agreement_pairs)
     kappa = refit_kappa(v1, cand)
     print(
         f"agreement pairs (fit): {len(agreement_pairs)}; v1 calls {np.mean(v1 >= 0.8):.2%} at "
-        f"0.8; {CANDIDATE} calls {np.mean(cand >= 0.8):.2%} at 0.8, "
+        f"0.8; {candidate} calls {np.mean(cand >= 0.8):.2%} at 0.8, "
         f"{np.mean(cand >= kappa):.2%} at the refit κ {kappa:.2f}"
     )
-    KAPPA_FILE.write_text(
+    kappa_file.write_text(
         json.dumps({"method": {"kappa": kappa}}, indent=2) + "\n", encoding="utf-8"
     )
-    print(f"wrote {KAPPA_FILE}")
+    print(f"wrote {kappa_file}")
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["kappa"]:
-        return kappa_main()
+        return kappa_main(argv[1:])
     return round_main(argv)
 
 
