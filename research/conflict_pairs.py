@@ -67,6 +67,13 @@ def _neutral(premises: list[str], hypotheses: list[str]) -> np.ndarray:
     return np.tile(np.array([0.0, 1.0, 0.0]), (len(premises), 1))
 
 
+def add_pair_args(p: argparse.ArgumentParser) -> None:
+    """The options :func:`collect_pairs` reads: the scoreboard's dataset options and
+    ``--max-clean``."""
+    add_dataset_args(p)
+    p.add_argument("--max-clean", type=int, default=2000, help="agreement pairs per split")
+
+
 def collect_pairs(args: argparse.Namespace) -> dict[str, tuple[list[Pair], list[Pair]]]:
     """``split -> (conflict pairs, agreement pairs)`` (see the module docstring)."""
     from mirage_core.embeddings import MiniLMEmbedder
@@ -165,8 +172,7 @@ def report(name: str, conflicts: np.ndarray, agreement: np.ndarray) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    add_dataset_args(p)
-    p.add_argument("--max-clean", type=int, default=2000, help="agreement pairs per split")
+    add_pair_args(p)
     p.add_argument("--shares", default="0.5,0.6,0.7,0.8", help="answer-slot rule shares to report")
     p.add_argument(
         "--models",

@@ -154,12 +154,11 @@ def kappa_main(argv: list[str]) -> int:
     import argparse
 
     from mirage_core.nli.transformers_nli import TransformersNLI
-    from research.conflict_pairs import add_dataset_args, collect_pairs, p_contra
+    from research.conflict_pairs import add_pair_args, collect_pairs, p_contra
 
     p = argparse.ArgumentParser(prog="python -m research.nli_swaps kappa")
     p.add_argument("model", nargs="?", choices=sorted(KAPPA_FILES), default="runs/nli-swaps-cpu")
-    add_dataset_args(p)
-    p.add_argument("--max-clean", type=int, default=2000)
+    add_pair_args(p)
     args = p.parse_args(argv)
     candidate, kappa_file = args.model, KAPPA_FILES[args.model]
     _, agreement_pairs = collect_pairs(args)["fit"]
