@@ -59,9 +59,8 @@ def test_teacher_probabilities_come_in_the_training_label_order(
     torch = pytest.importorskip("torch")
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    model_dir = build_tiny_model(
-        tmp_path / "teacher"
-    )  # id2label: CONTRADICTION, Entailment, neutral
+    # the tiny model's id2label is CONTRADICTION, Entailment, neutral: not the training order
+    model_dir = build_tiny_model(tmp_path / "teacher")
     probs = teacher_probabilities(str(model_dir), PAIRS, threads=1)
     assert probs.shape == (len(PAIRS), len(LABELS))
 
