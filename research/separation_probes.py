@@ -16,6 +16,14 @@ before it is declared:
   every member of a flagged group carries (a remaining poison that states the group's answer).
 - ``negated-wrong``: MIXED sets whose delivered claims contain a planted answer; how many
   mention it only beside a negation (the wrong-answer measure is a substring match).
+- ``supported-claim``: among passing verdicts, whether a delivered claim has an NLI support
+  edge from a kept claim of another independence group, or else a paraphrase there (sentence
+  cosine at least ``paraphrase_threshold``): what a rule "deliver only what is corroborated,
+  else fall back" would keep, read off the scored pairs and the embedder.
+- ``answer-agreement``: among passing verdicts, whether two kept claims of different groups
+  name a common fact of a kind the question asks for (``question_kinds``), among the claims
+  that restate the question as the answer-slot rule asks (``answer_conflict``), or among any:
+  the answer-slot rule's agreeing side, which honest pages should have and blind ones not.
 
     python -m research.separation_probes > research/results/separation_probes.md
 """
@@ -27,14 +35,18 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import numpy as np
+
 from benchmarks._pair_store import stored_models
 from benchmarks.scoreboard import family_dataset, gpe, gpe_snippets
 from benchmarks.shortqa import load_shortqa
 from mirage_core import Mirage, MirageConfig
+from mirage_core.answer_conflict import _question_words, answer_facts, question_kinds
 from mirage_core.claims import content_tokens, split_sentences
 from mirage_core.corroboration import claim_facts
 from mirage_core.evaluation.calibrate import split_queries
 from mirage_core.evaluation.datasets import Dataset, load_dataset
+from mirage_core.relevance import stems
 
 FAMILIES = ("gpt4", "paraphrase", "synonym", "dispersed", "gemini", "gemini_100", "gemini_100_x")
 FAMILIES += ("blind", "token_soup", "question_appended", "question_prepended", "hedging")
@@ -130,25 +142,83 @@ def negated_wrong(inst: Any, v: Any) -> str:
     return "negated only" if all(_NEGATION.search(h) for h in hits) else "asserted"
 
 
-PROBES: dict[str, tuple[Callable[[Any, Any], str], tuple[str, ...]]] = {
-    # name: (probe of an instance and its default verdict, regimes of the attack sets)
-    "shared-facts": (shared_facts, ("full",)),
-    "corroborated-fact": (corroborated_fact, ("full",)),
-    "question-lead": (question_lead, ("full",)),
-    "group-words": (group_words, ("full", "mixed")),
-    "negated-wrong": (negated_wrong, ("mixed",)),
-}
+def _kept(v: Any) -> np.ndarray:
+    """Per claim of ``v``: whether its passage was kept (not quarantined)."""
+    out = set(v.coordination.passages) if _quarantined(v) else set()
+    return np.fromiter((c.passage_index not in out for c in v.claims), bool, len(v.claims))
+
+
+def supported_claim(inst: Any, v: Any, embedder: Any, threshold: float | None = None) -> str:
+    if not v.passed:
+        return "fallback"
+    kept, group = _kept(v), np.array([c.group for c in v.claims], dtype=object)
+    delivered = np.zeros(len(v.claims), bool)
+    delivered[list(v.selected)] = True
+    g = v.graph
+    edge = (g.w_supp > 0) & kept[g.premise] & delivered[g.hypothesis]
+    if (edge & (group[g.premise] != group[g.hypothesis])).any():
+        return "pass, NLI support"
+    if threshold is None:
+        threshold = MirageConfig().method.paraphrase_threshold
+    vectors = embedder.embed([c.text for c in v.claims])
+    close = (vectors @ vectors.T >= threshold) & (group[:, None] != group[None, :])
+    if (close[delivered][:, kept]).any():
+        return "pass, a paraphrase only"
+    return "pass, neither"
+
+
+def answer_agreement(inst: Any, v: Any, share: float = 0.6) -> str:
+    if not v.passed:
+        return "fallback"
+    q, words, kinds = (
+        stems(content_tokens(v.query)),
+        _question_words(v.query),
+        question_kinds(v.query),
+    )
+    found = {"restating": Counter(), "any": Counter()}
+    for c, keep in zip(v.claims, _kept(v), strict=True):
+        if not keep:
+            continue
+        facts = answer_facts(c.text, words, "last_word")
+        named = {(kind, t) for kind in kinds for t in facts.get(kind, ())}
+        restating = bool(q) and len(q & stems(c.tokens)) / len(q) >= share
+        for key in named:
+            found["any"][(key, c.group)] = 1
+            if restating:
+                found["restating"][(key, c.group)] = 1
+    for scope in ("restating", "any"):
+        per_fact = Counter(key for key, _group in found[scope])
+        if any(n >= 2 for n in per_fact.values()):
+            return f"pass, agree ({'claims restating the question' if scope == 'restating' else 'any claims'})"
+    return "pass, no agreement"
+
+
+Probe = Callable[[Any, Any], str]
+
+
+def probes(embedder: Any) -> dict[str, tuple[Probe, tuple[str, ...]]]:
+    """name: (probe of an instance and its default verdict, regimes of the attack sets)."""
+    return {
+        "shared-facts": (shared_facts, ("full",)),
+        "corroborated-fact": (corroborated_fact, ("full",)),
+        "question-lead": (question_lead, ("full",)),
+        "group-words": (group_words, ("full", "mixed")),
+        "negated-wrong": (negated_wrong, ("mixed",)),
+        "supported-claim": (lambda i, v: supported_claim(i, v, embedder), ("full",)),
+        "answer-agreement": (answer_agreement, ("full",)),
+    }
 
 
 def main() -> int:
     nli, embedder = stored_models()
     mirage = Mirage(MirageConfig(), nli=nli, embedder=embedder)
-    tables: dict[str, list[str]] = {name: [] for name in PROBES}
+    probed = probes(embedder)
+    tables: dict[str, list[str]] = {name: [] for name in probed}
     for label, regime, ds in _sets():
         honest = label in HONEST
         instances = _fit(ds, regime)
         verdicts = {inst.qid: mirage.defend(inst.query, inst.passages) for inst in instances}
-        for name, (probe, attack_regimes) in PROBES.items():
+        for name, (probe, attack_regimes) in probed.items():
             if (honest and name == "negated-wrong") or (
                 not honest and regime not in attack_regimes
             ):
