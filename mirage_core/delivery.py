@@ -7,7 +7,8 @@ delivery narrows S*, the tie and majority rules weigh only that part's conflicts
 outside S* (:func:`scope_conflicts`, ``conflict_scope="delivered"``): a sentence that is not
 handed on cannot tie. Evidence too short for corroboration delivers S* as the gate passed it,
 and with ``corroborated_relevant`` so does evidence whose claims most relevant to the query no
-other source corroborates (``uncorroborated_delivery`` can hand on less there).
+other source corroborates (``uncorroborated_delivery`` can hand on less there); the reason of
+such a verdict says how many of the claims it hands on an independent source corroborates.
 """
 
 from __future__ import annotations
@@ -59,12 +60,32 @@ def deliver_corroborated(
         return decision
     part = corroborated_part(state, corroboration, quarantined, decision.delivered)
     if part is None:
-        return _uncorroborated(decision, state, corroboration, quarantined)
+        out = _uncorroborated(decision, state, corroboration, quarantined)
+        if out.decision == "verified" and out.delivered == decision.delivered:
+            out = _delivered_whole(out, corroboration, quarantined)
+        return out
     reason = (
         f"{decision.reason}; delivered: the {len(part)} of {len(decision.delivered)} verified "
         "claims an independent source corroborates"
     )
     return replace(decision, reason=reason, delivered=part)
+
+
+def _delivered_whole(
+    decision: GateDecision, corroboration: Corroboration | None, quarantined: np.ndarray
+) -> GateDecision:
+    """``decision`` (delivering S* whole) whose reason says how much of it an independent
+    source corroborates: a claim no second source vouches for is still handed on, and the
+    verdict must not let it pass for corroborated."""
+    if corroboration is None or not decision.delivered:
+        return decision
+    n = len(decision.delivered)
+    m = int(corroboration.vouched(quarantined)[np.asarray(decision.delivered)].sum())
+    reason = (
+        f"{decision.reason}; delivered whole: {m} of the {n} verified claims an independent "
+        "source corroborates"
+    )
+    return replace(decision, reason=reason)
 
 
 def scope_conflicts(

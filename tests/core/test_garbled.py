@@ -79,7 +79,12 @@ def test_garbled_copies_are_quarantined_and_the_gold_is_delivered(
     assert v.decision == "verified", v.reason
     assert v.extras["garbled_passages"] == [0, 1, 3]
     assert v.extras["coordinated_passages"] == [0, 1, 3]
-    assert v.reason.endswith("passages [0, 1, 3] are garbled and were quarantined")
+    assert "; passages [0, 1, 3] are garbled and were quarantined" in v.reason
+    # the gold page alone: no second source vouches for what is delivered, and the reason says so
+    n = len(v.selected)
+    assert v.reason.endswith(
+        f"delivered whole: 0 of the {n} verified claims an independent source corroborates"
+    )
     assert "garbled: passages [0, 1, 3] (their words are largely misspelt)" in v.explain()
     assert {v.claims[i].passage_index for i in v.selected} == {2}  # the gold alone
     assert v.d_min_applied == 1  # the copies took slots, as planted passages do
