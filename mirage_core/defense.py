@@ -256,6 +256,7 @@ class Mirage:
             answer_conflicts=decision.answer_conflicts,
             tie=decision.tie,
             held_back=decision.held_back,
+            corroborated=None if corroboration is None else corroboration.vouched(quarantined),
         )
 
     def _unverified(self, item: _Query, error: BaseException | None) -> Verdict:

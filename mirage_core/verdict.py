@@ -45,7 +45,8 @@ class VerifiedPassage:
     """A passage reduced to its verified sentences (what adapters hand to the LLM).
 
     ``support`` is the largest n(c) among its verified claims; ``agreeing_sources`` the other
-    sources whose claims support any of them.
+    sources whose claims support any of them; ``corroborated_claims`` those of its claims that
+    an independent source corroborates (``None`` where the verdict did not read corroboration).
     """
 
     passage_index: int
@@ -53,6 +54,7 @@ class VerifiedPassage:
     claim_indices: tuple[int, ...]
     support: int
     agreeing_sources: tuple[str, ...]
+    corroborated_claims: tuple[int, ...] | None = None
 
 
 def _finite(x: float) -> float | None:
@@ -117,6 +119,12 @@ class Verdict:
     non_claims: tuple[NonClaim, ...] = ()
     #: Independence group -> the caller's passage indices (``None`` with ``independence="none"``).
     groups: dict[str, tuple[int, ...]] | None = None
+    #: Per claim: whether an independent source that the quarantine kept corroborates it (an NLI
+    #: support edge, or a paraphrase where configured, stating every fact of it with
+    #: ``fact_coverage``; :mod:`mirage_core.corroboration`). A verdict can deliver claims that
+    #: are not (its reason says how many are). ``None`` where no step read corroboration
+    #: (``paper()``).
+    corroborated: np.ndarray | None = None
 
     # -- views -------------------------------------------------------------------------
     @property
@@ -198,6 +206,9 @@ class Verdict:
                     claim_indices=tuple(idx),
                     support=int(max(self.support[i] for i in idx)),
                     agreeing_sources=self.agreeing_sources(idx),
+                    corroborated_claims=None
+                    if self.corroborated is None
+                    else tuple(i for i in idx if self.corroborated[i]),
                 )
             )
         return out
@@ -231,6 +242,9 @@ class Verdict:
                     if self.relevance is None
                     else round(float(self.relevance[c.index]), 4),
                     "selected": c.index in selected,
+                    "corroborated": None
+                    if self.corroborated is None
+                    else bool(self.corroborated[c.index]),
                 }
                 for c in self.claims
             ],

@@ -161,6 +161,9 @@ def verdict_to_documents(
             doc = docs[claim.passage_index]
             info = base | {
                 "support": int(verdict.support[i]),
+                "corroborated": None
+                if verdict.corroborated is None
+                else bool(verdict.corroborated[i]),
                 "agreeing_sources": list(verdict.agreeing_sources(int(i))),
                 "claim_index": int(i),
                 "span": [claim.start, claim.end],
@@ -175,6 +178,9 @@ def verdict_to_documents(
                 "support": vp.support,
                 "agreeing_sources": list(vp.agreeing_sources),
                 "claim_indices": list(vp.claim_indices),
+                "corroborated_claims": None
+                if vp.corroborated_claims is None
+                else list(vp.corroborated_claims),
             }
             text = vp.text if output == "sentences" else doc.page_content
             out.append(_new_document(doc, text, info, doc.id))

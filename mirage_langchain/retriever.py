@@ -54,7 +54,9 @@ class MirageRetriever(MirageEngineFields, BaseRetriever):
     on the documents, and returns **new** ``Document`` objects (the originals are never
     modified). Each keeps the source document's ``id`` and a copy of its metadata, plus one key
     ``metadata["mirage"]``: ``decision``, ``reason`` (one line), ``support`` (most corroborating
-    sources of its claims), ``agreeing_sources`` and the claim indices into the verdict.
+    sources of its claims), ``agreeing_sources``, the claim indices into the verdict and which of
+    them an independent source corroborates (``corroborated`` for one claim,
+    ``corroborated_claims`` for a document's).
     When the gate blocks, the result is ``[]``.
 
     Args:

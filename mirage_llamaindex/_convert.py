@@ -195,7 +195,8 @@ def to_nodes(
     one node per verified claim (``node_id`` ``"<id>#claim-<k>"``, character offsets into the
     document kept when the input node had them). Scores are the input nodes' scores.
     ``metadata["mirage"]`` holds the provenance (claim indices into the verdict, spans in the
-    node's text, support n(c), agreeing sources).
+    node's text, support n(c), agreeing sources, ``corroborated_claims``: those of its claims an
+    independent source corroborates, ``None`` where the verdict read no corroboration).
     """
     if output not in OUTPUTS:
         raise ValueError(f"output must be one of {OUTPUTS}, got {output!r}")
@@ -216,6 +217,11 @@ def to_nodes(
                     "claim_indices": [c.index],
                     "spans": [[c.start, c.end]],
                     "support": int(verdict.support[c.index]),
+                    "corroborated_claims": None
+                    if vp.corroborated_claims is None
+                    else [c.index]
+                    if c.index in vp.corroborated_claims
+                    else [],
                 }
                 node = _derive(
                     item.node,
@@ -231,6 +237,9 @@ def to_nodes(
             "claim_indices": list(vp.claim_indices),
             "spans": [[c.start, c.end] for c in claims],
             "support": vp.support,
+            "corroborated_claims": None
+            if vp.corroborated_claims is None
+            else list(vp.corroborated_claims),
         }
         node = _derive(item.node, info, text=vp.text if output == "sentences" else None)
         out.append(NodeWithScore(node=node, score=item.score))

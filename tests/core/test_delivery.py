@@ -213,3 +213,29 @@ def test_fallback_mode_keeps_s_star_where_only_relevance_was_missing(fake_nli, l
     kept = engine(fake_nli, relevant=True, uncorroborated="fallback").defend(LIFT_QUERY, lift_pages)
     assert kept.decision == whole.decision == "verified"
     assert kept.selected == whole.selected and kept.reason == whole.reason
+
+
+def test_the_verdict_marks_each_claim_an_independent_source_corroborates(fake_nli, lift_pages):
+    v = engine(fake_nli, relevant=True).defend(LIFT_QUERY, lift_pages)
+    assert v.passed and v.corroborated is not None and len(v.corroborated) == len(v.claims)
+    marked = {v.claims[i].text for i in v.selected if v.corroborated[i]}
+    unmarked = {v.claims[i].text for i in v.selected if not v.corroborated[i]}
+    # the second page states the year; no other page names the World's Fair or the lifts' maker
+    assert marked == {"The tower was completed in 1889."}
+    assert unmarked == {
+        "Otis supplied the lift machinery.",
+        "The tower was completed in 1889 for the World's Fair.",
+    }
+    m = sum(bool(v.corroborated[i]) for i in v.selected)
+    assert f"delivered whole: {m} of the {len(v.selected)} verified claims" in v.reason
+    rows = {c["index"]: c["corroborated"] for c in v.to_dict()["claims"]}
+    assert rows == {i: bool(v.corroborated[i]) for i in range(len(v.claims))}
+    for vp in v.verified_passages():
+        assert set(vp.corroborated_claims) == {i for i in vp.claim_indices if v.corroborated[i]}
+
+
+def test_without_corroboration_nothing_is_marked(fake_nli, lift_pages):
+    v = Mirage(MirageConfig.paper(), nli=fake_nli).defend(LIFT_QUERY, lift_pages)
+    assert v.corroborated is None
+    assert all(c["corroborated"] is None for c in v.to_dict()["claims"])
+    assert all(vp.corroborated_claims is None for vp in v.verified_passages())

@@ -71,6 +71,22 @@ def test_output_modes(fake_nli, clean_docs):
 
 
 @pytest.mark.model
+def test_metadata_says_which_claims_an_independent_source_corroborates(fake_nli, clean_docs):
+    child = lambda_retriever(clean_docs)
+    claims = MirageRetriever(base_retriever=child, nli=fake_nli, output="claims").invoke(QUESTION)
+    sentences = MirageRetriever(base_retriever=child, nli=fake_nli).invoke(QUESTION)
+    # corroborated delivery hands on only what a second source states, and says so per claim
+    assert claims and all(d.metadata["mirage"]["corroborated"] is True for d in claims)
+    for doc in sentences:
+        info = doc.metadata["mirage"]
+        assert info["corroborated_claims"] == info["claim_indices"]
+    paper = MirageRetriever(
+        base_retriever=child, nli=fake_nli, config=MirageConfig.paper(), output="claims"
+    ).invoke(QUESTION)
+    assert paper and all(d.metadata["mirage"]["corroborated"] is None for d in paper)
+
+
+@pytest.mark.model
 def test_sentences_mode_drops_unverified_sentences(fake_nli, clean_docs, polluted_passages):
     # Three agreeing sources plus one that moves the tower to Rome: with contradictions
     # counted inside S* only, the gate passes and the Rome sentences are left out.

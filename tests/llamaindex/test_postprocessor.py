@@ -57,6 +57,21 @@ def test_verified_sentences_are_new_nodes_with_scores(pp, mixed_nodes, polluted_
 
 
 @pytest.mark.model
+@pytest.mark.parametrize("output", ["sentences", "claims"])
+def test_metadata_says_which_claims_an_independent_source_corroborates(mirage, mixed_nodes, output):
+    result = MiragePostprocessor(mirage=mirage, output=output).verify(
+        mixed_nodes, "When was the Eiffel Tower completed?"
+    )
+    assert result.nodes and result.verdict.corroborated is not None
+    for n in result.nodes:
+        info = n.node.metadata[MIRAGE_KEY]
+        expected = [i for i in info["claim_indices"] if result.verdict.corroborated[i]]
+        assert info["corroborated_claims"] == expected
+    # what passes here is what a second source states
+    assert all(n.node.metadata[MIRAGE_KEY]["corroborated_claims"] for n in result.nodes)
+
+
+@pytest.mark.model
 def test_mirage_metadata_stays_out_of_llm_and_embed_text(pp, mixed_nodes):
     out = pp.postprocess_nodes(mixed_nodes, query_str="q")
     for n in out:
