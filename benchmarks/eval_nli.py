@@ -23,7 +23,9 @@ run and ends with a side-by-side table (``--names`` labels the two columns):
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -218,6 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     models: dict[str, Any] = {}
     results: dict[str, dict[str, dict[str, Any]]] = {}
     tmp = Path(tempfile.mkdtemp(prefix="mirage-nli-onnx-"))
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)  # the exported graphs, once read
     for variant in [v.strip() for v in args.variants.split(",") if v.strip()]:
         t1 = time.time()
         try:
