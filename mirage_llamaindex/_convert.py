@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from llama_index.core.schema import BaseNode, ImageNode, MetadataMode, Node, NodeWithScore
 
-from mirage_core import Passage, Verdict
+from mirage_core import Passage, Verdict, VerifiedPassage
 
 __all__ = [
     "DEFAULT_SOURCE_KEYS",
@@ -185,6 +185,14 @@ def _derive(
     return new
 
 
+def _corroborated(vp: VerifiedPassage, indices: Sequence[int]) -> list[int] | None:
+    """Those of ``indices`` (claims of ``vp``) an independent source corroborates; ``None``
+    where the verdict read no corroboration."""
+    if vp.corroborated_claims is None:
+        return None
+    return [i for i in indices if i in vp.corroborated_claims]
+
+
 def to_nodes(
     nodes: Sequence[NodeWithScore], converted: Converted, verdict: Verdict, output: Output
 ) -> list[NodeWithScore]:
@@ -217,11 +225,7 @@ def to_nodes(
                     "claim_indices": [c.index],
                     "spans": [[c.start, c.end]],
                     "support": int(verdict.support[c.index]),
-                    "corroborated_claims": None
-                    if vp.corroborated_claims is None
-                    else [c.index]
-                    if c.index in vp.corroborated_claims
-                    else [],
+                    "corroborated_claims": _corroborated(vp, (c.index,)),
                 }
                 node = _derive(
                     item.node,
@@ -237,9 +241,7 @@ def to_nodes(
             "claim_indices": list(vp.claim_indices),
             "spans": [[c.start, c.end] for c in claims],
             "support": vp.support,
-            "corroborated_claims": None
-            if vp.corroborated_claims is None
-            else list(vp.corroborated_claims),
+            "corroborated_claims": _corroborated(vp, vp.claim_indices),
         }
         node = _derive(item.node, info, text=vp.text if output == "sentences" else None)
         out.append(NodeWithScore(node=node, score=item.score))

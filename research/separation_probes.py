@@ -175,17 +175,16 @@ def answer_agreement(inst: Any, v: Any, share: float = 0.6) -> str:
         _question_words(v.query),
         question_kinds(v.query),
     )
-    found = {"restating": Counter(), "any": Counter()}
+    # (fact, group) pairs: a fact two groups name is an agreement
+    found: dict[str, set[tuple[tuple[str, str], str]]] = {"restating": set(), "any": set()}
     for c, keep in zip(v.claims, _kept(v), strict=True):
         if not keep:
             continue
         facts = answer_facts(c.text, words, "last_word")
-        named = {(kind, t) for kind in kinds for t in facts.get(kind, ())}
-        restating = bool(q) and len(q & stems(c.tokens)) / len(q) >= share
-        for key in named:
-            found["any"][(key, c.group)] = 1
-            if restating:
-                found["restating"][(key, c.group)] = 1
+        named = {((kind, t), c.group) for kind in kinds for t in facts.get(kind, ())}
+        found["any"] |= named
+        if bool(q) and len(q & stems(c.tokens)) / len(q) >= share:
+            found["restating"] |= named
     for scope in ("restating", "any"):
         per_fact = Counter(key for key, _group in found[scope])
         if any(n >= 2 for n in per_fact.values()):
