@@ -26,7 +26,11 @@ the Emancipation Proclamation was born in which state?", about different parts o
 once, in its first sentence, and refers back to it ("The dynastic capital was Vienna" on the
 Habsburg Monarchy's page). With ``"lead+previous"`` a claim counts the words of its page's
 first claim and of the claim before it towards the question's share (:func:`topic_context`);
-the word of what the question asks must still be its own.
+the word of what the question asks must still be its own. ``"lead+previous statements"`` skips
+claims that are questions when it picks the lead and the claim before: a question asserts
+nothing about the page's subject, and an FAQ page headed by the very question it answers would
+otherwise lend every one of its sentences the question's words, so that each name the page
+mentions reads as an answer.
 
 Measured on real pairs (the same file): it calls 7–11% of PoisonedRAG's answer-bearing
 gold-vs-poison claim pairs and under 1% of agreeing clean pairs; most gold claims are
@@ -42,6 +46,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mirage_core.claim_filter import is_question
 from mirage_core.claims import STOPWORDS, content_tokens
 from mirage_core.factcheck import FACT_KINDS, fact_tokens, name_phrases
 from mirage_core.relevance import stem, stems
@@ -184,20 +189,28 @@ def _not_a_name(token: str, question_words: set[str]) -> bool:
     return token in question_words or token in STOPWORDS or stem(token) in question_words
 
 
+CONTEXT_MODES = ("claim", "lead+previous", "lead+previous statements")
+
+
 def topic_context(claims: Sequence[Claim], mode: str = "lead+previous") -> list[frozenset[str]]:
     """Per claim (by position in ``claims``): the content tokens of its page's first claim and
-    of the claim before it on that page (``mode="lead+previous"``), or nothing (``"claim"``).
-    Claims of one page are taken in the order ``claims`` lists them (extraction order)."""
-    if mode not in ("claim", "lead+previous"):
-        raise ValueError(f"mode must be 'claim' or 'lead+previous', got {mode!r}")
+    of the claim before it on that page (``mode="lead+previous"``); the same read over the
+    page's claims that are not questions (``"lead+previous statements"``); or nothing
+    (``"claim"``). Claims of one page are taken in the order ``claims`` lists them (extraction
+    order)."""
+    if mode not in CONTEXT_MODES:
+        raise ValueError(f"mode must be one of {', '.join(map(repr, CONTEXT_MODES))}, got {mode!r}")
     if mode == "claim":
         return [frozenset()] * len(claims)
+    statements_only = mode == "lead+previous statements"
     lead: dict[int, frozenset[str]] = {}
     last: dict[int, frozenset[str]] = {}
     out = []
     for c in claims:
         page = c.passage_index
         out.append(lead.get(page, frozenset()) | last.get(page, frozenset()))
+        if statements_only and is_question(c.text):
+            continue
         lead.setdefault(page, c.tokens)
         last[page] = c.tokens
     return out

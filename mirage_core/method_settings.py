@@ -45,7 +45,7 @@ Linkage = Literal["average", "complete", "single"]
 PartnerRanking = Literal["overlap", "embedding"]
 QuarantinedConflicts = Literal["count", "ignore"]
 AnswerConflictScope = Literal["claim", "passage"]
-AnswerConflictContext = Literal["claim", "lead+previous"]
+AnswerConflictContext = Literal["claim", "lead+previous", "lead+previous statements"]
 AnswerNames = Literal["word", "last_word"]
 FactScope = Literal["sentence", "passage"]
 CorroboratedOnly = Literal["none", "selection", "delivery"]
@@ -118,7 +118,10 @@ class MethodSettings:
     claim's facts against the other claim's whole passage."""
     answer_conflict_context: AnswerConflictContext = "claim"
     """Which words tell that a claim restates the question: its own, or also those of its
-    page's first claim and of the claim before it (:func:`~mirage_core.answer_conflict.topic_context`)."""
+    page's first claim and of the claim before it (:func:`~mirage_core.answer_conflict.topic_context`);
+    ``"lead+previous statements"`` reads the first and the previous claim that are not
+    questions (a page headed by the question it answers otherwise lends that question's words
+    to every sentence below it)."""
     answer_names: AnswerNames = "last_word"
     """How the answer-slot rule tells two names apart: by their last word, their most specific
     (``"last_word"``: "New York Mets" and "New York Yankees" differ, "Dix" and "William

@@ -284,6 +284,30 @@ def test_topic_context_is_the_page_lead_and_the_claim_before():
         topic_context(claims, "page")
 
 
+def test_statement_context_skips_the_questions_of_a_page():
+    claims = [
+        _page_claim(0, "Who wrote Waiting for Godot?", 0),
+        _page_claim(1, "It is a key play of the Theatre of the Absurd.", 0),
+        _page_claim(2, "Is it still performed today?", 0),
+        _page_claim(3, "Beckett translated the play into English himself.", 0),
+    ]
+    heading, absurd = claims[0].tokens, claims[1].tokens
+    every = topic_context(claims, "lead+previous")
+    assert every[1] == heading and every[3] == heading | claims[2].tokens
+    stated = topic_context(claims, "lead+previous statements")
+    assert stated[1] == frozenset()  # the heading question lends nothing
+    assert stated[2] == absurd  # a question still reads its page's statements
+    assert stated[3] == absurd  # the first statement, and the last one before it
+    # with the heading as context, the translation's "English" answers "who wrote"
+    query = "who wrote the play waiting for godot"
+    other = _page_claim(4, "The play Waiting for Godot was written by Samuel Beckett.", 1)
+    both = [*claims, other]
+    assert answer_conflicts(query, both, [3, 4], 0.6, context=topic_context(both)) != []
+    assert answer_conflicts(
+        query, both, [3, 4], 0.6, context=topic_context(both, "lead+previous statements")
+    ) == []
+
+
 def test_context_lets_an_encyclopedic_sentence_answer_the_question():
     claims = [
         _page_claim(0, "The Habsburg Empire was a composite state in central Europe.", 0),
