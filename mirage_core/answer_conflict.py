@@ -18,7 +18,9 @@ run of such tokens (:func:`mirage_core.factcheck.name_phrases`) read by its last
 the question, its most specific: "the New York Mets" and "the New York Yankees" name
 different teams, though they share two words. A fact the question already holds ("When did Apollo 11
 land?") names the question, not the answer, and is left out, whole or by its 5-character stem.
-The two claims must also share a word of what the question asks: "Lincoln was born in
+With ``answer_times="year"`` a question that asks *when* is answered by a year (a whole number of
+three or four digits) or a month, not by any number: the scores and counts of a match report
+name no time. The two claims must also share a word of what the question asks: "Lincoln was born in
 Kentucky" and "he issued the Emancipation Proclamation" both restate "The president who issued
 the Emancipation Proclamation was born in which state?", about different parts of it.
 
@@ -101,7 +103,6 @@ class AnswerConflict:
 # Fair") answer other questions and do not conflict on this one. "what" / "which" / "why" / "how"
 # alone say nothing about the kind; neither does a statement (gpe-eval's queries are claims).
 _WH_KINDS: dict[str, tuple[str, ...]] = {
-    "when": ("number", "month"),
     "who": ("name",),
     "whom": ("name",),
     "whose": ("name",),
@@ -113,26 +114,39 @@ _HOW_NUMBER = frozenset(
 _DATE_WORDS = frozenset({"year", "years", "date", "month", "day", "century", "decade"})
 _GENERIC_WH = frozenset({"what", "which", "why", "how"})
 _WORD = re.compile(r"[a-z]+")
+#: A number that can be a year: a whole number of three or four digits ("476", "1998").
+YEAR = re.compile(r"\d{3,4}")
+ANSWER_TIMES = ("number", "year")
 _POSSESSIVE = re.compile(r"['’]s$")
 
 
-def question_kinds(query: str) -> tuple[str, ...]:
+def question_kinds(query: str, times: str = "number") -> tuple[str, ...]:
     """The fact kinds that answer ``query``, read off its wh-words: ``when`` → numbers and
     months, ``who`` / ``whom`` / ``whose`` / ``where`` → names, ``how many`` (``much``, ``tall``,
     …) → numbers, ``what`` / ``which year`` (``date``, ``month``, …) → numbers and months; a
     query with another wh-word or none (a statement) → every kind. Several wh-words ("When was
-    it built, and who designed it?") give the union of their kinds."""
+    it built, and who designed it?") give the union of their kinds.
+
+    ``times="year"``: a question that asks *when* is answered by a year or a month, not by any
+    number (:data:`YEAR`: a whole number of three or four digits), so "when" and "what year"
+    give the kinds ``"year"`` and ``"month"``; "1–1" and "3–0" in a match report say nothing
+    about when a team last qualified."""
+    if times not in ANSWER_TIMES:
+        raise ValueError(f"times must be one of {ANSWER_TIMES}, got {times!r}")
+    when = "year" if times == "year" else "number"
     words = _WORD.findall(query.lower())
     kinds: set[str] = set()
     found = False
     for i, w in enumerate(words):
         nxt = words[i + 1] if i + 1 < len(words) else ""
-        if w in _WH_KINDS:
+        if w == "when":
+            kinds.update((when, "month"))
+        elif w in _WH_KINDS:
             kinds.update(_WH_KINDS[w])
         elif w == "how" and nxt in _HOW_NUMBER:
             kinds.add("number")
         elif w in ("what", "which") and nxt in _DATE_WORDS:
-            kinds.update(("number", "month"))
+            kinds.update((when, "month"))
         elif w in _GENERIC_WH:
             return FACT_KINDS
         else:
@@ -140,7 +154,7 @@ def question_kinds(query: str) -> tuple[str, ...]:
         found = True
     if not found:
         return FACT_KINDS
-    return tuple(k for k in FACT_KINDS if k in kinds)
+    return tuple(k for k in (*FACT_KINDS, "year") if k in kinds)
 
 
 def relation_stems(query: str) -> set[str]:
@@ -181,6 +195,14 @@ def answer_facts(
             if kept:
                 found.setdefault("name", set()).add(kept[-1])
     return {k: frozenset(v) for k, v in found.items()}
+
+
+def of_kind(facts: dict[str, frozenset[str]] | dict[str, set[str]], kind: str) -> set[str]:
+    """The facts of ``kind`` among ``facts`` (:func:`answer_facts`); ``"year"``: the numbers
+    that can be years (:data:`YEAR`)."""
+    if kind == "year":
+        return {t for t in facts.get("number", ()) if YEAR.fullmatch(t)}
+    return set(facts.get(kind, ()))
 
 
 def _not_a_name(token: str, question_words: set[str]) -> bool:
@@ -224,6 +246,7 @@ def answer_conflicts(
     scope: str = "claim",
     context: Sequence[frozenset[str]] | None = None,
     names: str = "word",
+    times: str = "number",
 ) -> list[AnswerConflict]:
     """Every pair of ``claims[indices]`` from different sources that holds at least
     ``min_share`` of ``query``'s content words each (one of its :func:`relation_stems` among
@@ -242,7 +265,8 @@ def answer_conflicts(
     claim somewhere (the wrong answer, "close to the border with Kenya", or the subject the
     poison names beside it), so ``"claim"`` is the default.
 
-    ``names``: how two names are told apart (:func:`answer_facts`).
+    ``names``: how two names are told apart (:func:`answer_facts`). ``times``: what answers a
+    question that asks when (:func:`question_kinds`).
 
     A query with no content word gives no pair: no claim can be told to restate it."""
     if scope not in ("claim", "passage"):
@@ -282,18 +306,18 @@ def answer_conflicts(
     # no earlier kind has called yet
     open_pairs = np.triu((sources[:, None] != sources[None, :]) & (holds @ holds.T > 0), k=1)
     found: list[tuple[int, int, str]] = []
-    for kind in question_kinds(query):
+    for kind in question_kinds(query, times):
         vocab: dict[str, int] = {}
         rows, cols = [], []
         for r, f in enumerate(facts):
-            for token in f.get(kind, ()):
+            for token in of_kind(f, kind):
                 rows.append(r)
                 cols.append(vocab.setdefault(token, len(vocab)))
         if not vocab:
             continue
         prows, pcols = [], []  # scope "passage": the facts of each claim's whole page
         for r, i in enumerate(on_question if scope == "passage" else ()):
-            for token in pages[claims[i].passage_index].get(kind, ()):
+            for token in of_kind(pages[claims[i].passage_index], kind):
                 prows.append(r)
                 pcols.append(vocab.setdefault(token, len(vocab)))
         names = np.zeros((n, len(vocab)), dtype=np.int32)
@@ -312,7 +336,7 @@ def answer_conflicts(
     found.sort()
     out = []
     for a, b, kind in found:
-        fa, fb = facts[a][kind], facts[b][kind]
+        fa, fb = of_kind(facts[a], kind), of_kind(facts[b], kind)
         left, right = on_question[a], on_question[b]
         out.append(
             AnswerConflict(

@@ -219,6 +219,7 @@ class AnswerSlot:
                 m.answer_conflict_scope,
                 topic_context(claims, context) if context != "claim" else None,
                 m.answer_names,
+                m.answer_times,
             )
         )
         if not self.found:

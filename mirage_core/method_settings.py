@@ -19,6 +19,7 @@ __all__ = [
     "AnswerConflictContext",
     "AnswerConflictScope",
     "AnswerNames",
+    "AnswerTimes",
     "ConflictRule",
     "ConflictScope",
     "ContradictionScope",
@@ -47,6 +48,7 @@ QuarantinedConflicts = Literal["count", "ignore"]
 AnswerConflictScope = Literal["claim", "passage"]
 AnswerConflictContext = Literal["claim", "lead+previous", "lead+previous statements"]
 AnswerNames = Literal["word", "last_word"]
+AnswerTimes = Literal["number", "year"]
 FactScope = Literal["sentence", "passage"]
 CorroboratedOnly = Literal["none", "selection", "delivery"]
 ConflictScope = Literal["selected", "delivered"]
@@ -126,6 +128,9 @@ class MethodSettings:
     """How the answer-slot rule tells two names apart: by their last word, their most specific
     (``"last_word"``: "New York Mets" and "New York Yankees" differ, "Dix" and "William
     Chatterton Dix" agree), or by any word in common (``"word"``: the first two agree)."""
+    answer_times: AnswerTimes = "number"
+    """What answers a question that asks when, for the answer-slot rule: any number, or a year
+    (``"year"``: a whole number of three or four digits; a score or a count does not say when)."""
     duplicate_threshold: float = field(default=0.7, metadata=rule("unit"))
     """Passage cosine at which two passages (or groups, by ``duplicate_linkage``) are one source."""
     duplicate_linkage: Linkage = "average"

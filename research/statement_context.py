@@ -15,15 +15,27 @@
 Rule: :data:`research.quarantine_conflicts.NO_LOSS_GAIN_GARAG`, against the committed
 scoreboard, fit split; of the candidates that qualify, the larger family gain wins.
 
+Second round (``ROUND_2``, declared after the first round's figures, before it ran; same rule
+and baseline): a question that asks *when* is answered by a year or a month
+(``answer_times="year"``), alone (``answer-times-year``) and with the statement context
+(``answer-context-statements-years``). In the first round's listing an honest `blind` gold page
+lost its pass because "drew 1–1 … a 3–0 defeat" named numbers beside the other page's 1998.
+
     python -m research.statement_context write
     bash research/run_full_round.sh research/results/statement-context \\
         research/candidates/answer-context-statements.json \\
         research/candidates/pairs-relevant-only-today.json
     python -m research.statement_context report research/results/statement-context/*.json
+    python -m research.statement_context --round 2 write
+    bash research/run_full_round.sh research/results/statement-context-2 \
+        research/candidates/answer-times-year.json \
+        research/candidates/answer-context-statements-years.json
+    python -m research.statement_context --round 2 report research/results/statement-context-2/*.json
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from research.quarantine_conflicts import garag_round
@@ -36,8 +48,25 @@ STATEMENT_CONTEXT: dict[str, dict[str, Any]] = {
 }
 
 
+ROUND_2: dict[str, dict[str, Any]] = {
+    "answer-times-year": {"method": {"answer_times": "year"}},
+    "answer-context-statements-years": {
+        "method": {
+            "answer_conflict_context": "lead+previous statements",
+            "answer_times": "year",
+        }
+    },
+}
+
+ROUNDS = {"1": STATEMENT_CONTEXT, "2": ROUND_2}
+
+
 def main(argv: list[str] | None = None) -> int:
-    return garag_round(argv, __doc__, STATEMENT_CONTEXT)
+    args = list(argv if argv is not None else sys.argv[1:])
+    which = "1"
+    if args[:1] == ["--round"]:
+        which, args = args[1], args[2:]
+    return garag_round(args, __doc__, ROUNDS[which])
 
 
 if __name__ == "__main__":

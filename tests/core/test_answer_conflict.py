@@ -160,6 +160,32 @@ def test_the_question_says_which_facts_answer_it(query, kinds):
     assert question_kinds(query) == kinds
 
 
+def test_a_question_that_asks_when_is_answered_by_a_year_under_times_year():
+    assert question_kinds("When did Scotland last qualify?", "year") == ("month", "year")
+    assert question_kinds("In what year did it open?", "year") == ("month", "year")
+    assert question_kinds("How many goals, and when?", "year") == ("number", "month", "year")
+    assert question_kinds("Who won?", "year") == ("name",)
+    with pytest.raises(ValueError, match="times"):
+        question_kinds("When?", "date")
+    query = "when did scotland last qualify for the world cup"
+    gold = _page_claim(0, "Scotland last qualified for the World Cup in 1998 under Brown.", 0)
+    report = _page_claim(
+        1, "At the World Cup Scotland drew 1-1 with Norway and lost 3-0 to Morocco.", 1
+    )
+    planted = _page_claim(2, "Scotland last qualified for the World Cup in 2006.", 2)
+    claims = [gold, report, planted]
+    # the match report's scores are numbers, not times: only the planted year conflicts
+    assert {(c.left, c.right) for c in answer_conflicts(query, claims, [0, 1, 2], 0.6)} == {
+        (0, 1),
+        (0, 2),
+        (1, 2),
+    }
+    by_year = answer_conflicts(query, claims, [0, 1, 2], 0.6, times="year")
+    assert [(c.left, c.right, c.kind, c.left_facts, c.right_facts) for c in by_year] == [
+        (0, 2, "year", ("1998",), ("2006",))
+    ]
+
+
 def test_claims_that_only_name_the_topic_do_not_answer_the_question():
     query = "How high is Mount Everest, and where is it?"
     assert relation_stems(query) == {"high"}
