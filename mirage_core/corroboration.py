@@ -23,6 +23,7 @@ import numpy as np
 
 from mirage_core.claim_filter import is_question
 from mirage_core.claims import STOPWORDS
+from mirage_core.edited_copies import edited_copies
 from mirage_core.factcheck import fact_tokens
 from mirage_core.graph import ClaimGraph, SourcedGraph
 from mirage_core.types import Claim
@@ -170,6 +171,7 @@ def corroborate(
     questions_vouch: bool = True,
     restating: frozenset[str] | None = None,
     paraphrase_veto: ParaphraseVeto = "counted",
+    copy_overlap: float | None = None,
 ) -> Corroboration:
     """Who corroborates each claim: NLI support from another group, paraphrase neighbours of
     another group that the NLI model does not read as a contradiction (``embeddings``:
@@ -178,7 +180,9 @@ def corroborate(
     kept only if it states every fact of the claim when ``fact_coverage`` is set (in its own
     sentence, or with ``fact_scope="passage"`` anywhere in its passage); with
     ``questions_vouch=False`` no edge from or to a question counts, and with ``restating``
-    (the query's content tokens) none from or to a claim that says nothing beyond them."""
+    (the query's content tokens) none from or to a claim that says nothing beyond them; with
+    ``copy_overlap`` a supporter in nearly the claim's words counts only if it states every word
+    of it (:func:`mirage_core.edited_copies.edited_copies`)."""
     n = len(claims)
     graph, groups = sourced.graph, sourced.groups
     into = (graph.w_supp > 0) & (groups[graph.premise] != groups[graph.hypothesis])
@@ -204,6 +208,9 @@ def corroborate(
     if fact_coverage and premise.size:
         covers = _facts_stated(claims, premise, hypothesis, fact_scope)
         premise, hypothesis = premise[covers], hypothesis[covers]
+    if copy_overlap is not None and premise.size:
+        keep = ~edited_copies(claims, premise, hypothesis, copy_overlap)
+        premise, hypothesis = premise[keep], hypothesis[keep]
     # distinct (claim, supporting group) pairs
     counts = np.zeros(n, dtype=np.int64)
     if premise.size:
@@ -249,4 +256,5 @@ def configured_corroboration(
         questions_vouch=m.questions_vouch,
         restating=None if m.restatements_vouch else query_tokens,
         paraphrase_veto=m.paraphrase_veto,
+        copy_overlap=m.copy_overlap,
     )

@@ -235,6 +235,11 @@ class MethodSettings:
     with pairs the veto has read."""
     fact_coverage: bool = field(default=True, metadata=rule("bool"))
     """A supporter corroborates a claim only if it states every number, month and name of it."""
+    copy_overlap: float | None = field(default=None, metadata=rule("positive_unit", optional=True))
+    """A supporter that shares at least this share of the claim's words (Jaccard, negations and
+    quantifiers included) is a copy of the same sentence, and corroborates it only if it states
+    every word of it (:mod:`mirage_core.edited_copies`): a minimal edit is what the copy lacks.
+    ``None``: no such check."""
     fact_scope: FactScope = "sentence"
     """Where fact coverage looks for the claim's facts: the supporting sentence, or the whole
     passage it comes from (a page that names its subject once and then says "the tower")."""

@@ -329,9 +329,12 @@ def test_statement_context_skips_the_questions_of_a_page():
     other = _page_claim(4, "The play Waiting for Godot was written by Samuel Beckett.", 1)
     both = [*claims, other]
     assert answer_conflicts(query, both, [3, 4], 0.6, context=topic_context(both)) != []
-    assert answer_conflicts(
-        query, both, [3, 4], 0.6, context=topic_context(both, "lead+previous statements")
-    ) == []
+    assert (
+        answer_conflicts(
+            query, both, [3, 4], 0.6, context=topic_context(both, "lead+previous statements")
+        )
+        == []
+    )
 
 
 def test_context_lets_an_encyclopedic_sentence_answer_the_question():
