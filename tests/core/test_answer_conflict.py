@@ -219,6 +219,11 @@ def _page_claim(i: int, text: str, page: int) -> Claim:
     return Claim(i, text, page, 0, len(text), source, source, 1.0, content_tokens(text))
 
 
+def _pages(*texts_pages: tuple[str, int]) -> list[Claim]:
+    """Claims in extraction order, each ``(text, page)``."""
+    return [_page_claim(i, text, page) for i, (text, page) in enumerate(texts_pages)]
+
+
 def test_passage_scope_reads_the_rest_of_the_other_page():
     query = "What is the chemical symbol for gold?"
     claims = [
@@ -292,12 +297,12 @@ def test_claims_about_different_parts_of_the_question_do_not_conflict():
 
 
 def test_topic_context_is_the_page_lead_and_the_claim_before():
-    claims = [
-        _page_claim(0, "The Habsburg Monarchy was a composite state.", 0),
-        _page_claim(1, "Its dynasty ruled for centuries.", 0),
-        _page_claim(2, "A different page opens here.", 1),
-        _page_claim(3, "The dynastic capital was Vienna.", 0),
-    ]
+    claims = _pages(
+        ("The Habsburg Monarchy was a composite state.", 0),
+        ("Its dynasty ruled for centuries.", 0),
+        ("A different page opens here.", 1),
+        ("The dynastic capital was Vienna.", 0),
+    )
     context = topic_context(claims)
     lead, ruled, other = claims[0].tokens, claims[1].tokens, claims[2].tokens
     assert context[0] == frozenset()  # a page's first claim has no context
@@ -311,12 +316,12 @@ def test_topic_context_is_the_page_lead_and_the_claim_before():
 
 
 def test_statement_context_skips_the_questions_of_a_page():
-    claims = [
-        _page_claim(0, "Who wrote Waiting for Godot?", 0),
-        _page_claim(1, "It is a key play of the Theatre of the Absurd.", 0),
-        _page_claim(2, "Is it still performed today?", 0),
-        _page_claim(3, "Beckett translated the play into English himself.", 0),
-    ]
+    claims = _pages(
+        ("Who wrote Waiting for Godot?", 0),
+        ("It is a key play of the Theatre of the Absurd.", 0),
+        ("Is it still performed today?", 0),
+        ("Beckett translated the play into English himself.", 0),
+    )
     heading, absurd = claims[0].tokens, claims[1].tokens
     every = topic_context(claims, "lead+previous")
     assert every[1] == heading and every[3] == heading | claims[2].tokens
