@@ -294,7 +294,8 @@ class MethodSettings:
     corroborated part without the answer-sentence requirement, and quarantines none of its
     passages: the coordination signals, fit on questions, read honest pages about one life as
     planted copies (``coordination="none"``). Empty: a request is defended as a
-    question."""
+    question. A value replaces the whole mapping; to change one setting and keep the others,
+    spread the default: ``{**REQUEST_OVERRIDES, "copy_overlap": 0.5}``."""
 
     def __post_init__(self) -> None:
         validate(self)
