@@ -59,8 +59,9 @@ ParaphraseBudget = Literal["shared", "exempt"]
 
 #: What a request for an account is defended with (``MethodSettings.request_overrides``):
 #: gated conflict by conflict, its corroborated part delivered without the answer-sentence
-#: requirement, and no coordination signals (``coordination="none"``: no passage quarantined
-#: as planted). The coordination signals were fit on
+#: requirement, no coordination signals (``coordination="none"``: no passage quarantined
+#: as planted), and every pair read by NLI (an account's claims corroborate each other on
+#: facts the query does not name). The coordination signals were fit on
 #: questions; every page of an account is about one subject, and they read nine honest pages
 #: of one person's life as one planted group, after which one page was all that was left to
 #: deliver (``docs/decisions.md``, "what a request delivers once most of its pages are
@@ -70,6 +71,7 @@ REQUEST_OVERRIDES: dict[str, Any] = {
     "conflict_rule": "majority",
     "corroborated_relevant": False,
     "coordination": "none",
+    "pair_relevant_only": False,
 }
 
 
@@ -275,10 +277,12 @@ class MethodSettings:
     nothing of S* is corroborated (no corroborated part reaches ``d_min``, relevant or not),
     no delivery at all: the verdict falls back (``"fallback"``: evidence no second source
     vouches for is not verified)."""
-    pair_relevant_only: bool = field(default=False, metadata=rule("bool"))
+    pair_relevant_only: bool = field(default=True, metadata=rule("bool"))
     """Send to NLI only the pairs both of whose claims hold a word of the query (relevance > 0):
     the gate weighs a pair by its less relevant claim, so the others can never decide r_contr
-    (what they would have corroborated goes uncounted)."""
+    (what they would have corroborated goes uncounted). 0.72× the pairs at k = 20. A request
+    for an account reads every pair (``request_overrides``): its claims corroborate each other
+    on facts the query does not name."""
     partner_ranking: PartnerRanking = "overlap"
     """How a claim ranks its candidate partners for the pair budget: token overlap, or the
     cosine of the claims' embeddings (loads the embedder)."""
@@ -291,9 +295,10 @@ class MethodSettings:
     question has one answer, and evidence that disagrees about it is unreliable; an account
     gathers many facts from many pages, and honest pages disagree on some. The default gates
     such a request conflict by conflict (r_contr inside S*, the majority rule), delivers its
-    corroborated part without the answer-sentence requirement, and quarantines none of its
-    passages: the coordination signals, fit on questions, read honest pages about one life as
-    planted copies (``coordination="none"``). Empty: a request is defended as a
+    corroborated part without the answer-sentence requirement, quarantines none of its
+    passages (the coordination signals, fit on questions, read honest pages about one life as
+    planted copies: ``coordination="none"``), and sends every pair to NLI
+    (``pair_relevant_only=False``). Empty: a request is defended as a
     question. A value replaces the whole mapping; to change one setting and keep the others,
     spread the default: ``{**REQUEST_OVERRIDES, "copy_overlap": 0.5}``."""
 
@@ -336,6 +341,7 @@ class MethodSettings:
             questions_vouch=True,
             restatements_vouch=True,
             conflict_scope="selected",
+            pair_relevant_only=False,
             request_overrides={},
         )
         return cls(**(base | overrides))

@@ -177,8 +177,9 @@ def test_config_names_an_unknown_budget_field():
 
 
 def test_pair_relevant_only_sends_no_pair_with_a_claim_off_the_query(recording_nli):
-    """With ``pair_relevant_only`` every pair NLI sees holds a word of the query on both
-    sides; without it, the pairs between the two off-query sentences are scored too."""
+    """With ``pair_relevant_only`` (the default for questions) every pair NLI sees holds a
+    word of the query on both sides; without it, the pairs between the two off-query sentences
+    are scored too, as they are for a request for an account."""
     seen = recording_nli.seen
 
     query = "When did the bridge open?"
@@ -189,13 +190,18 @@ def test_pair_relevant_only_sends_no_pair_with_a_claim_off_the_query(recording_n
     ]
     passages = [Passage(t, source=f"https://site{i}.example/a") for i, t in enumerate(texts)]
     config = MirageConfig(coordination="none", partners_per_claim=None)
+    assert config.method.pair_relevant_only
     Mirage(config, nli=recording_nli).defend(query, passages)
-    off_query = [(p, h) for p, h in seen if "painters" in p and "painters" in h]
-    assert off_query  # the off-query sentences are paired with each other by default
-    seen.clear()
-    Mirage(config.replace(pair_relevant_only=True), nli=recording_nli).defend(query, passages)
     assert seen
     assert all("bridge" in p.lower() and "bridge" in h.lower() for p, h in seen)
+    seen.clear()
+    Mirage(config.replace(pair_relevant_only=False), nli=recording_nli).defend(query, passages)
+    off_query = [(p, h) for p, h in seen if "painters" in p and "painters" in h]
+    assert off_query  # the off-query sentences are paired with each other
+    seen.clear()
+    # a request for an account reads every pair: its claims corroborate each other off the query
+    Mirage(config, nli=recording_nli).defend("Tell me about the bridge.", passages)
+    assert [(p, h) for p, h in seen if "painters" in p and "painters" in h]
 
 
 def test_exempt_pairs_are_kept_beyond_each_claims_partners(two_per_source):

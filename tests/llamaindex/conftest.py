@@ -8,7 +8,7 @@ import pytest
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
-from mirage_core import Passage
+from mirage_core import Mirage, MirageConfig, Passage
 
 #: The sentence of ``mixed_passages`` that contradicts the rest (outvoted, the gate still passes).
 POLLUTED_SENTENCE = "The tower was completed in 1925."
@@ -41,6 +41,13 @@ def mixed_passages(clean_passages: list[Passage]) -> list[Passage]:
             score=0.99,
         ),
     ]
+
+
+@pytest.fixture
+def every_pair_mirage(fake_nli) -> Mirage:
+    """The default engine reading every pair: the evil page's corroborated sentence holds no
+    word of the query, so only then is its support read (``pair_relevant_only=False``)."""
+    return Mirage(MirageConfig().replace(pair_relevant_only=False), nli=fake_nli)
 
 
 @pytest.fixture

@@ -36,7 +36,10 @@ def snapshot(nodes: list[NodeWithScore]) -> list[dict]:
 
 
 @pytest.mark.model
-def test_verified_sentences_are_new_nodes_with_scores(pp, mixed_nodes, polluted_sentence):
+def test_verified_sentences_are_new_nodes_with_scores(
+    every_pair_mirage, mixed_nodes, polluted_sentence
+):
+    pp = MiragePostprocessor(mirage=every_pair_mirage)
     out = pp.postprocess_nodes(mixed_nodes, query_str="When was the Eiffel Tower completed?")
     assert out, "the mixed set passes the gate"
     texts = [n.node.get_content() for n in out]

@@ -43,9 +43,9 @@ def assert_fallback(response: Any, passages: Sequence[Passage]) -> None:
 
 @pytest.mark.model
 def test_verified_route_sends_verified_claims_only(
-    mirage, fixed_retriever, mixed_nodes, mixed_passages, polluted_sentence
+    every_pair_mirage, fixed_retriever, mixed_nodes, mixed_passages, polluted_sentence
 ):
-    engine = MirageQueryEngine(fixed_retriever(mixed_nodes), MockLLM(), mirage=mirage)
+    engine = MirageQueryEngine(fixed_retriever(mixed_nodes), MockLLM(), mirage=every_pair_mirage)
     response = engine.query("When was the Eiffel Tower completed?")
     assert isinstance(response, Response)
     text = str(response)
