@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -176,6 +177,14 @@ def plot(pairs: dict, ks: list[int], path: Path) -> None:
     fig.savefig(path, dpi=120)
 
 
+def command_flags() -> str:
+    """This run's command-line flags, quoted as a shell would need them (for the result's
+    header)."""
+    import shlex
+
+    return "".join(" " + shlex.quote(a) for a in sys.argv[1:])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", default=None, help="NLI model (default: the packaged one)")
@@ -302,7 +311,7 @@ def main() -> None:
         plot(pairs, ks, Path(args.docs_plot))
     out.with_suffix(".md").write_text(
         "# Engine performance: NLI pairs and time against k\n\n"
-        "`python -m benchmarks.perf_engine`\n\n"
+        f"`python -m benchmarks.perf_engine{command_flags()}`\n\n"
         f"![NLI pairs per query against k]({out.with_suffix('.png').name})\n\n"
         + "\n".join(lines + tl)
         + "\n"
