@@ -1,5 +1,5 @@
-"""Sparse structures of the engine in plain numpy: shared-token counts of claim pairs, and the
-claim graph's adjacency rows.
+"""Sparse structures of the engine in plain numpy: shared-token counts of claim pairs, how many
+of one claim's tokens another states along given edges, and the claim graph's adjacency rows.
 
 Both are small per query (hundreds to a few thousand claims) but must never be built with a
 Python loop over pairs or as a dense n × n matrix. numpy's sort-based grouping does what a
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Adjacency", "TokenIncidence"]
+__all__ = ["Adjacency", "TokenIncidence", "tokens_stated"]
 
 
 def _sum_duplicates(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -25,6 +25,39 @@ def _sum_duplicates(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, n
 def _indptr(rows: np.ndarray, n: int) -> np.ndarray:
     """Row offsets of entries sorted by row: row ``i`` holds ``indptr[i]:indptr[i + 1]``."""
     return np.r_[0, np.cumsum(np.bincount(rows, minlength=n))].astype(np.int64)
+
+
+def _flat(lists: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """(the ids of ``lists`` one after another, the length of each list)."""
+    sizes = np.fromiter((len(x) for x in lists), dtype=np.int64, count=len(lists))
+    flat = np.fromiter((t for x in lists for t in x), dtype=np.int64, count=int(sizes.sum()))
+    return flat, sizes
+
+
+def tokens_stated(
+    tokens: Sequence[Sequence[int]],
+    premise: np.ndarray,
+    hypothesis: np.ndarray,
+    stated: Sequence[Sequence[int]] | None = None,
+    unit: np.ndarray | None = None,
+) -> np.ndarray:
+    """Per edge ``premise[k]`` → ``hypothesis[k]``: how many of the hypothesis claim's distinct
+    ``tokens`` (token ids per claim) the premise states, i.e. the ``stated`` ids (default:
+    ``tokens``) of any claim in the premise's ``unit`` (default: each claim its own unit; a
+    passage index per claim widens it to the premise's passage). Each edge's tokens are looked
+    up as (unit, token) keys in one array: no loop over edges."""
+    flat, sizes = _flat(tokens)
+    stated_flat, stated_sizes = (flat, sizes) if stated is None else _flat(stated)
+    units = np.arange(len(tokens), dtype=np.int64) if unit is None else unit
+    v = max(int(flat.max(initial=0)), int(stated_flat.max(initial=0))) + 1
+    known = np.repeat(units, stated_sizes) * v + stated_flat
+    per_edge = sizes[hypothesis]
+    edge = np.repeat(np.arange(hypothesis.size), per_edge)
+    starts = np.r_[0, np.cumsum(sizes)[:-1]]
+    offset = np.arange(int(per_edge.sum())) - np.repeat(np.cumsum(per_edge) - per_edge, per_edge)
+    keys = units[premise][edge] * v + flat[np.repeat(starts[hypothesis], per_edge) + offset]
+    found = np.bincount(edge, weights=np.isin(keys, known), minlength=hypothesis.size)
+    return found.astype(np.int64)
 
 
 @dataclass(frozen=True)

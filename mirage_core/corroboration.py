@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from mirage_core.adjacency import tokens_stated
 from mirage_core.claim_filter import is_question
 from mirage_core.claims import STOPWORDS
 from mirage_core.edited_copies import edited_copies
@@ -91,30 +92,19 @@ def _facts_stated(
     claims: Sequence[Claim], premise: np.ndarray, hypothesis: np.ndarray, scope: FactScope
 ) -> np.ndarray:
     """Per edge: whether the premise's sentence (or with ``scope="passage"`` its passage)
-    states every fact of the hypothesis. Facts and words are token ids; the edges' facts are
-    looked up as (unit, token) keys in one sorted array, with no loop over edges."""
+    states every fact of the hypothesis (:func:`mirage_core.adjacency.tokens_stated`, facts and
+    words as token ids of one vocabulary)."""
     vocab: dict[str, int] = {}
     facts = [[vocab.setdefault(t, len(vocab)) for t in claim_facts(c.text)] for c in claims]
     words = [[vocab.setdefault(t, len(vocab)) for t in _words(c.text)] for c in claims]
-    v = max(len(vocab), 1)
     unit = (
         np.asarray([c.passage_index for c in claims], dtype=np.int64)
         if scope == "passage"
-        else np.arange(len(claims), dtype=np.int64)
-    )
-    n_words = np.fromiter((len(w) for w in words), dtype=np.int64, count=len(words))
-    stated = np.unique(
-        np.repeat(unit, n_words) * v + np.fromiter((t for w in words for t in w), dtype=np.int64)
+        else None
     )
     n_facts = np.fromiter((len(f) for f in facts), dtype=np.int64, count=len(facts))
-    flat = np.fromiter((t for f in facts for t in f), dtype=np.int64, count=int(n_facts.sum()))
-    starts = np.r_[0, np.cumsum(n_facts)[:-1]]
-    per_edge = n_facts[hypothesis]
-    edge = np.repeat(np.arange(hypothesis.size), per_edge)
-    offset = np.arange(int(per_edge.sum())) - np.repeat(np.cumsum(per_edge) - per_edge, per_edge)
-    keys = unit[premise][edge] * v + flat[np.repeat(starts[hypothesis], per_edge) + offset]
-    missing = np.bincount(edge, weights=~np.isin(keys, stated), minlength=hypothesis.size)
-    return missing == 0
+    found = tokens_stated(facts, premise, hypothesis, stated=words, unit=unit)
+    return found == n_facts[hypothesis]
 
 
 def _paraphrase_pairs(

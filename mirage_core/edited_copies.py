@@ -17,8 +17,8 @@ paraphrase shares fewer of its words and is left to NLI and fact coverage; a sup
 states *more* than the claim (the claim is the plain sentence, the supporter its framed copy)
 still covers every word of it.
 
-Everything is numpy over the supporting edges (token ids in one sorted array, as fact
-coverage does); no loop over claim pairs.
+Everything is numpy over the supporting edges (:func:`mirage_core.adjacency.tokens_stated`, as
+fact coverage does); no loop over claim pairs.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from mirage_core.adjacency import tokens_stated
 from mirage_core.types import Claim
 
 __all__ = ["SCOPE_WORDS", "copy_words", "edited_copies"]
@@ -71,20 +72,8 @@ def edited_copies(
         return np.zeros(0, dtype=bool)
     vocab: dict[str, int] = {}
     words = [[vocab.setdefault(t, len(vocab)) for t in copy_words(c)] for c in claims]
-    v = max(len(vocab), 1)
     sizes = np.fromiter((len(w) for w in words), dtype=np.int64, count=len(words))
-    owner = np.repeat(np.arange(len(claims), dtype=np.int64), sizes)
-    flat = np.fromiter((t for w in words for t in w), dtype=np.int64, count=int(sizes.sum()))
-    stated = np.sort(owner * v + flat)  # (claim, word) keys, each once
-    # every word of each edge's claim, looked up among its supporter's words
-    per_edge = sizes[hypothesis]
-    edge = np.repeat(np.arange(hypothesis.size), per_edge)
-    starts = np.r_[0, np.cumsum(sizes)[:-1]]
-    offset = np.arange(int(per_edge.sum())) - np.repeat(np.cumsum(per_edge) - per_edge, per_edge)
-    tokens = flat[np.repeat(starts[hypothesis], per_edge) + offset]
-    keys = premise[edge] * v + tokens
-    found = np.isin(keys, stated)
-    shared = np.bincount(edge, weights=found, minlength=hypothesis.size)
+    shared = tokens_stated(words, premise, hypothesis)  # the claim's words its supporter states
     union = sizes[premise] + sizes[hypothesis] - shared
     overlap = np.divide(shared, union, out=np.zeros(hypothesis.size), where=union > 0)
     lacking = shared < sizes[hypothesis]

@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from mirage_core.adjacency import Adjacency, TokenIncidence
+from mirage_core.adjacency import Adjacency, TokenIncidence, tokens_stated
 
 
 def _random_sets(rng: np.random.Generator, n: int, vocab: int) -> list[frozenset[str]]:
@@ -58,3 +58,28 @@ def test_adjacency_sums_both_directions_and_duplicates():
     assert (
         Adjacency.symmetric(2, np.empty(0, int), np.empty(0, int), np.empty(0)).row(1)[0].size == 0
     )
+
+
+@pytest.mark.parametrize(("n", "vocab", "edges"), [(2, 3, 1), (12, 6, 30), (60, 40, 200)])
+def test_tokens_stated_counts_the_hypothesis_tokens_the_premises_unit_holds(n, vocab, edges):
+    rng = np.random.default_rng(n)
+    tokens = [
+        sorted({int(t) for t in rng.integers(0, vocab, size=rng.integers(0, 6))}) for _ in range(n)
+    ]
+    stated = [
+        sorted({int(t) for t in rng.integers(0, vocab, size=rng.integers(0, 8))}) for _ in range(n)
+    ]
+    unit = rng.integers(0, max(n // 3, 1), size=n)
+    premise = rng.integers(0, n, size=edges)
+    hypothesis = rng.integers(0, n, size=edges)
+    # each claim its own unit, its own tokens stated
+    assert tokens_stated(tokens, premise, hypothesis).tolist() == [
+        len(set(tokens[h]) & set(tokens[p])) for p, h in zip(premise, hypothesis, strict=True)
+    ]
+    # a wider unit: whatever any claim of the premise's unit states
+    by_unit = {u: set().union(*(stated[i] for i in range(n) if unit[i] == u)) for u in set(unit)}
+    got = tokens_stated(tokens, premise, hypothesis, stated=stated, unit=unit)
+    assert got.tolist() == [
+        len(set(tokens[h]) & by_unit[unit[p]]) for p, h in zip(premise, hypothesis, strict=True)
+    ]
+    assert tokens_stated(tokens, premise[:0], hypothesis[:0]).size == 0
