@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import shlex
 import sys
 from pathlib import Path
 
@@ -180,8 +181,6 @@ def plot(pairs: dict, ks: list[int], path: Path) -> None:
 def command_flags() -> str:
     """This run's command-line flags, quoted as a shell would need them (for the result's
     header)."""
-    import shlex
-
     return "".join(" " + shlex.quote(a) for a in sys.argv[1:])
 
 

@@ -24,6 +24,7 @@ double: nothing is scored). A change that only saves work qualifies when it save
 
 from __future__ import annotations
 
+import json
 import sys
 from functools import cache
 from typing import Any
@@ -67,16 +68,15 @@ def longform_losses(run: dict[str, Any], default: dict[str, Any]) -> list[str]:
 
 
 @cache
-def pairs_at_k(change_json: str) -> float:
-    """NLI pairs per query (both directions) at the rule's k on perf_engine's queries."""
-    import json
-
+def pairs_at_k(config_json: str) -> float:
+    """NLI pairs per query (both directions) at the rule's k on perf_engine's queries, under
+    the configuration ``config_json`` (a run's recorded ``config``)."""
     from benchmarks.perf_engine import CountingNLI, queries
     from mirage_core import Mirage, MirageConfig
 
     k = NO_LOSS_FEWER_PAIRS["k"]
     items = queries(NO_LOSS_FEWER_PAIRS["queries"], k, 0)
-    config = MirageConfig.from_dict(json.loads(change_json))
+    config = MirageConfig.from_dict(json.loads(config_json))
     verdicts = Mirage(config, nli=CountingNLI()).defend_many(
         [q for q, _ in items], [p[:k] for _, p in items]
     )
@@ -85,20 +85,17 @@ def pairs_at_k(change_json: str) -> float:
 
 def fewer_pairs(run: dict[str, Any], default: dict[str, Any]) -> Judgement:
     """:data:`NO_LOSS_FEWER_PAIRS`."""
-    import json
-
     losses = complete_row_losses(run, default) + longform_losses(run, default)
-    before = pairs_at_k(json.dumps({}))
-    after = pairs_at_k(json.dumps(run.get("config_change", {})))
+    # each run records the whole configuration it ran with, so the round reads the same after
+    # the candidate has become the default
+    before = pairs_at_k(json.dumps(default["config"], sort_keys=True))
+    after = pairs_at_k(json.dumps(run["config"], sort_keys=True))
     shown = [f"NLI pairs per query at k = {NO_LOSS_FEWER_PAIRS['k']}: {before:.1f} → {after:.1f}"]
     return shown, losses, 1.0 - after / max(before, 1e-9)
 
 
 def main(argv: list[str] | None = None) -> int:
     def report(runs: dict[str, dict[str, Any]]) -> list[str]:
-        for name, change in CANDIDATES.items():
-            if name in runs:
-                runs[name] = {**runs[name], "config_change": change}
         title = f"rule NO_LOSS_FEWER_PAIRS ({NO_LOSS_FEWER_PAIRS['declared']}), fit split"
         return choose(title, list(CANDIDATES), runs, fewer_pairs)
 
