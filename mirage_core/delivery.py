@@ -20,7 +20,7 @@ import numpy as np
 from mirage_core.corroboration import Corroboration
 from mirage_core.gate import GateDecision, GateState
 from mirage_core.records import RuleOutcome
-from mirage_core.sources import reaches_d_min
+from mirage_core.sources import reaches_d_min, source_count
 
 __all__ = ["corroborated_part", "deliver_corroborated", "scope_conflicts"]
 
@@ -110,10 +110,15 @@ def _uncorroborated(
     (``uncorroborated_delivery``): S* whole; its claims most relevant to the query; or the
     corroborated part that missed them, with them. Unchanged without relevance scores."""
     mode = state.config.method.uncorroborated_delivery
-    if mode == "fallback":
+    if mode == "fallback" or (
+        mode == "fallback_after_quarantine"
+        and _survivors_of_quarantine(decision, state, quarantined)
+    ):
         return _fallback_if_uncorroborated(decision, state, corroboration, quarantined)
     relevance = state.evidence.relevance
-    if mode == "selected" or relevance is None or not decision.delivered:
+    if mode in ("selected", "fallback_after_quarantine") or relevance is None:
+        return decision
+    if not decision.delivered:
         return decision
     best = _most_relevant(decision.delivered, relevance)
     what = "most relevant to the query"
@@ -131,6 +136,19 @@ def _uncorroborated(
         f"claims {what}"
     )
     return replace(decision, reason=reason, delivered=kept)
+
+
+def _survivors_of_quarantine(
+    decision: GateDecision, state: GateState, quarantined: np.ndarray
+) -> bool:
+    """Whether passages were quarantined and what ``decision`` delivers still spans ``d_min``
+    sources of its own: not the lone page ``coordinated_d_min`` lets answer alone."""
+    if not quarantined.any():
+        return False
+    own = source_count(
+        state.claims, decision.delivered, quarantined, state.config, count="selected"
+    )
+    return own >= state.config.d_min
 
 
 def _fallback_if_uncorroborated(

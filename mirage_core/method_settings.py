@@ -52,7 +52,9 @@ AnswerTimes = Literal["number", "year"]
 FactScope = Literal["sentence", "passage"]
 CorroboratedOnly = Literal["none", "selection", "delivery"]
 ConflictScope = Literal["selected", "delivered"]
-UncorroboratedDelivery = Literal["selected", "most_relevant", "part_and_most_relevant", "fallback"]
+UncorroboratedDelivery = Literal[
+    "selected", "most_relevant", "part_and_most_relevant", "fallback", "fallback_after_quarantine"
+]
 ParaphraseVeto = Literal["counted", "leaning", "unread_or_leaning"]
 ParaphraseBudget = Literal["shared", "exempt"]
 
@@ -276,7 +278,10 @@ class MethodSettings:
     (``corroborated_relevant``), that part with them (``"part_and_most_relevant"``); or, where
     nothing of S* is corroborated (no corroborated part reaches ``d_min``, relevant or not),
     no delivery at all: the verdict falls back (``"fallback"``: evidence no second source
-    vouches for is not verified)."""
+    vouches for is not verified), or falls back only once passages were quarantined and S*
+    still spans ``d_min`` sources (``"fallback_after_quarantine"``: after a planted group,
+    ``coordinated_d_min`` lets one surviving page answer alone, but several surviving pages
+    none of which vouches for another are no such page)."""
     pair_relevant_only: bool = field(default=True, metadata=rule("bool"))
     """Send to NLI only the pairs both of whose claims hold a word of the query (relevance > 0):
     the gate weighs a pair by its less relevant claim, so the others can never decide r_contr
