@@ -239,3 +239,62 @@ def test_without_corroboration_nothing_is_marked(fake_nli, lift_pages):
     assert v.corroborated is None
     assert all(c["corroborated"] is None for c in v.to_dict()["claims"])
     assert all(vp.corroborated_claims is None for vp in v.verified_passages())
+
+
+#: Pages that each state a detail of the tower no other page states (nothing corroborated).
+SURVIVORS = (
+    ("The tower was completed in 1925 by the architect Le Corbusier.", "planted.example"),
+    ("The tower's lift machinery was supplied by Otis of New York.", "a.example"),
+    ("The tower stands on the Champ de Mars beside the Seine.", "b.example"),
+    ("The tower's design came from the engineers Nouguier and Koechlin.", "c.example"),
+)
+
+
+@pytest.fixture
+def survivor_pages():
+    from mirage_core import Passage
+
+    return [Passage(t, source=f"https://{host}/tower", score=0.9) for t, host in SURVIVORS]
+
+
+@pytest.mark.parametrize("flagged", [(0,), (0, 1, 2)])
+def test_fallback_after_quarantine_blocks_surviving_pages_that_vouch_for_none_of_each_other(
+    fake_nli, survivor_pages, monkeypatch, flagged
+):
+    import mirage_core.coordination as coordination
+
+    monkeypatch.setattr(
+        coordination, "detect_coordination", lambda *a, **k: [flagged_group(flagged)]
+    )
+    query = "What is known about the tower?"
+    whole = engine(fake_nli, coordination="text").defend(query, survivor_pages)
+    after = engine(fake_nli, coordination="text", uncorroborated="fallback_after_quarantine")
+    verdict = after.defend(query, survivor_pages)
+    survivors = {survivor_pages[i].source for i in range(4) if i not in flagged}
+    assert whole.decision == "verified" and "delivered whole: 0 of the" in whole.reason
+    assert {whole.claims[i].source for i in whole.selected} == survivors
+    if len(survivors) >= 2:  # several pages, none vouching for another: not verified
+        assert verdict.decision == "fallback" and not verdict.selected
+        assert "no independent source corroborates" in verdict.reason
+    else:  # one surviving page answers alone, as coordinated_d_min lets it
+        assert (verdict.decision, verdict.selected, verdict.reason) == (
+            whole.decision,
+            whole.selected,
+            whole.reason,
+        )
+
+
+def test_fallback_after_quarantine_leaves_evidence_nothing_was_quarantined_in(
+    fake_nli, survivor_pages
+):
+    query = "What is known about the tower?"
+    whole = engine(fake_nli).defend(query, survivor_pages)
+    after = engine(fake_nli, uncorroborated="fallback_after_quarantine").defend(
+        query, survivor_pages
+    )
+    assert whole.decision == "verified" and "delivered whole: 0 of the" in whole.reason
+    assert (after.decision, after.selected, after.reason) == (
+        whole.decision,
+        whole.selected,
+        whole.reason,
+    )
