@@ -67,7 +67,7 @@ class OnnxNLI(CachedNLI):
         self,
         model: str | os.PathLike[str] | None = None,
         *,
-        batch_size: int = 64,
+        batch_size: int = 16,
         max_length: int = 256,
         label_map: Mapping[str, int] | None = None,
         cache_size: int = 100_000,
@@ -166,7 +166,7 @@ class OnnxNLI(CachedNLI):
         return out
 
 
-def default_nli(spec: str | os.PathLike[str] | None = None, batch_size: int = 64, **kwargs: Any):
+def default_nli(spec: str | os.PathLike[str] | None = None, batch_size: int = 16, **kwargs: Any):
     """The NLI backend for a model spec (``None``: the packaged model) on the runtime this
     install has: :class:`~mirage_core.nli.TransformersNLI` when torch imports, else
     :class:`OnnxNLI` (``$MIRAGE_RUNTIME=torch|onnx`` forces one). ``kwargs`` go to the class

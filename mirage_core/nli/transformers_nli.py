@@ -154,7 +154,8 @@ class TransformersNLI(CachedNLI):
         device: ``"auto"`` (cuda, then mps, then cpu) or any torch device string.
             With ``quantize=True``, ``"auto"`` means cpu.
         batch_size: pairs per forward pass. Pairs are sorted by length before batching so that
-            a batch pads little; results come back in input order.
+            a batch pads little; results come back in input order. On a CPU a small batch pads
+            least (``benchmarks/nli_batch.py``); on a GPU a larger one may run faster.
         max_length: token limit of premise + hypothesis (truncated ``longest_first``).
         label_map: output index of each label, e.g. ``{"entailment": 2, "neutral": 1,
             "contradiction": 0}``, when the model's ``config.id2label`` does not name them.
@@ -188,7 +189,7 @@ class TransformersNLI(CachedNLI):
         model: str | os.PathLike[str] | None = None,
         *,
         device: str = "auto",
-        batch_size: int = 64,
+        batch_size: int = 16,
         max_length: int = 256,
         label_map: Mapping[str, int] | None = None,
         cache_size: int = 100_000,
