@@ -119,8 +119,8 @@ class MirageConfig:
     (``None``: no cap)."""
     batch_size: int = field(default=16, metadata=rule("int"))
     """NLI batch size for backends that batch. Pairs are sorted by length before batching, so a
-    small batch pads little: on 2 CPU cores 16 runs a query's pairs in 0.78–0.95× (torch) and
-    0.80–0.91× (ONNX) the time of 64 (``benchmarks/results/nli_batch.md``)."""
+    small batch pads little: on 2 CPU cores 16 runs a query's pairs in 0.77–0.93× (torch) and
+    0.79–0.90× (ONNX) the time of 64 (``benchmarks/results/batch_size-nli.md``)."""
     nli_error_policy: NLIErrorPolicy = "fallback"
     """What an NLI or embedder failure does: fail closed (``"fallback"``: no retrieved text is
     used), raise :class:`~mirage_core.errors.NLIError`, or fail open (``"pass_through"``:

@@ -155,7 +155,7 @@ class TransformersNLI(CachedNLI):
             With ``quantize=True``, ``"auto"`` means cpu.
         batch_size: pairs per forward pass. Pairs are sorted by length before batching so that
             a batch pads little; results come back in input order. On a CPU a small batch pads
-            least (``benchmarks/nli_batch.py``); on a GPU a larger one may run faster.
+            least (``benchmarks/batch_size.py``); on a GPU a larger one may run faster.
         max_length: token limit of premise + hypothesis (truncated ``longest_first``).
         label_map: output index of each label, e.g. ``{"entailment": 2, "neutral": 1,
             "contradiction": 0}``, when the model's ``config.id2label`` does not name them.
