@@ -5,7 +5,7 @@ pads each input only to the longest beside it; a smaller batch pads less and run
 passes. For the default config on the perf_engine queries (gpe-eval claims and their evidence)
 at each ``--ks`` passages, this records what each query sends to the model (``--model nli``:
 its claim pairs; ``--model embedder``: its passages; one call per query, as ``defend`` makes
-it), then times every batch size on every query's inputs, the sizes interleaved query by query
+it, or with ``--pooled`` every query's in one call, as ``defend_many`` makes it), then times every batch size on every query's inputs, the sizes interleaved query by query
 so that machine load hits them alike, on each runtime of ``--runtimes`` (fp32, caches off). It
 prints the median time per query, its ratio to ``--base``'s, and how far each size's outputs
 are from ``--base``'s (NLI: max |Δp| and labels changed; embedder: max |Δ| of a coordinate).
@@ -86,16 +86,28 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--base", type=int, default=64)
     p.add_argument("--runtimes", default="torch,onnx")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--pooled",
+        action="store_true",
+        help="all queries' inputs in one call, as defend_many makes it (timed --repeats times)",
+    )
+    p.add_argument("--repeats", type=int, default=5, help="with --pooled: timed calls per size")
     argv = sys.argv[1:] if argv is None else argv
     args = p.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
     if args.base not in sizes:
         p.error("--base must be one of --sizes")
     print(f"`python -m benchmarks.batch_size {' '.join(argv)}`".replace(" `", "`"))
-    print(f"\n{args.queries} queries per k; {os.cpu_count()} CPUs; one run, ratios in one loop\n")
+    what = (
+        f"{args.queries} queries per k, pooled into one call, {args.repeats} calls per size"
+        if args.pooled
+        else f"{args.queries} queries per k, one call per query"
+    )
+    print(f"\n{what}; {os.cpu_count()} CPUs; one run, ratios in one loop\n")
     unit = "pairs" if args.model == "nli" else "texts"
+    per = "call" if args.pooled else "query"
     print(
-        f"| runtime | k | {unit} / query | " + " | ".join(f"b={s}: p50 ms" for s in sizes), end=""
+        f"| runtime | k | {unit} / {per} | " + " | ".join(f"b={s}: p50 ms" for s in sizes), end=""
     )
     print(" | " + " | ".join(f"b={s} / b={args.base}" for s in sizes if s != args.base), end="")
     print(" | max abs Δ vs base | labels changed |")
@@ -104,6 +116,11 @@ def main(argv: list[str] | None = None) -> int:
         models = {s: backend(args.model, runtime, s) for s in sizes}
         for k in (int(x) for x in args.ks.split(",")):
             items = per_query_inputs(args.model, args.queries, k, args.seed)
+            if args.pooled:
+                pooled = tuple(
+                    [x for inputs in items for x in inputs[j]] for j in range(len(items[0]))
+                )
+                items = [pooled] * args.repeats
             times: dict[int, list[float]] = {s: [] for s in sizes}
             probs: dict[int, list[np.ndarray]] = {s: [] for s in sizes}
             for inputs in items:
