@@ -108,7 +108,8 @@ def _uncorroborated(
 ) -> GateDecision:
     """What ``decision`` delivers when no corroborated part qualifies
     (``uncorroborated_delivery``): S* whole; its claims most relevant to the query; or the
-    corroborated part that missed them, with them. Unchanged without relevance scores."""
+    corroborated part that missed them, with them; or a fallback (always, or only when
+    several pages survived a quarantine). Unchanged without relevance scores."""
     mode = state.config.method.uncorroborated_delivery
     if mode == "fallback" or (
         mode == "fallback_after_quarantine"
@@ -116,9 +117,11 @@ def _uncorroborated(
     ):
         return _fallback_if_uncorroborated(decision, state, corroboration, quarantined)
     relevance = state.evidence.relevance
-    if mode in ("selected", "fallback_after_quarantine") or relevance is None:
-        return decision
-    if not decision.delivered:
+    if (
+        mode in ("selected", "fallback_after_quarantine")
+        or relevance is None
+        or not decision.delivered
+    ):
         return decision
     best = _most_relevant(decision.delivered, relevance)
     what = "most relevant to the query"
