@@ -45,12 +45,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import get_args
 
 import numpy as np
 
 from mirage_core.claim_filter import is_question
 from mirage_core.claims import STOPWORDS, content_tokens
 from mirage_core.factcheck import FACT_KINDS, fact_tokens, name_phrases
+from mirage_core.method_settings import AnswerConflictContext, AnswerTimes
 from mirage_core.relevance import stem, stems
 from mirage_core.types import Claim
 
@@ -116,7 +118,7 @@ _GENERIC_WH = frozenset({"what", "which", "why", "how"})
 _WORD = re.compile(r"[a-z]+")
 #: A number that can be a year: a whole number of three or four digits ("476", "1998").
 YEAR = re.compile(r"\d{3,4}")
-ANSWER_TIMES = ("number", "year")
+ANSWER_TIMES: tuple[str, ...] = get_args(AnswerTimes)
 _POSSESSIVE = re.compile(r"['’]s$")
 
 
@@ -211,7 +213,7 @@ def _not_a_name(token: str, question_words: set[str]) -> bool:
     return token in question_words or token in STOPWORDS or stem(token) in question_words
 
 
-CONTEXT_MODES = ("claim", "lead+previous", "lead+previous statements")
+CONTEXT_MODES: tuple[str, ...] = get_args(AnswerConflictContext)
 
 
 def topic_context(claims: Sequence[Claim], mode: str = "lead+previous") -> list[frozenset[str]]:
