@@ -241,6 +241,8 @@ def test_without_corroboration_nothing_is_marked(fake_nli, lift_pages):
     assert all(vp.corroborated_claims is None for vp in v.verified_passages())
 
 
+#: A question every page of ``survivor_pages`` answers in part.
+SURVIVOR_QUERY = "What is known about the tower?"
 #: Pages that each state a detail of the tower no other page states (nothing corroborated).
 SURVIVORS = (
     ("The tower was completed in 1925 by the architect Le Corbusier.", "planted.example"),
@@ -266,10 +268,9 @@ def test_fallback_after_quarantine_blocks_surviving_pages_that_vouch_for_none_of
     monkeypatch.setattr(
         coordination, "detect_coordination", lambda *a, **k: [flagged_group(flagged)]
     )
-    query = "What is known about the tower?"
-    whole = engine(fake_nli, coordination="text").defend(query, survivor_pages)
+    whole = engine(fake_nli, coordination="text").defend(SURVIVOR_QUERY, survivor_pages)
     after = engine(fake_nli, coordination="text", uncorroborated="fallback_after_quarantine")
-    verdict = after.defend(query, survivor_pages)
+    verdict = after.defend(SURVIVOR_QUERY, survivor_pages)
     survivors = {survivor_pages[i].source for i in range(4) if i not in flagged}
     assert whole.decision == "verified" and "delivered whole: 0 of the" in whole.reason
     assert {whole.claims[i].source for i in whole.selected} == survivors
@@ -287,10 +288,9 @@ def test_fallback_after_quarantine_blocks_surviving_pages_that_vouch_for_none_of
 def test_fallback_after_quarantine_leaves_evidence_nothing_was_quarantined_in(
     fake_nli, survivor_pages
 ):
-    query = "What is known about the tower?"
-    whole = engine(fake_nli).defend(query, survivor_pages)
+    whole = engine(fake_nli).defend(SURVIVOR_QUERY, survivor_pages)
     after = engine(fake_nli, uncorroborated="fallback_after_quarantine").defend(
-        query, survivor_pages
+        SURVIVOR_QUERY, survivor_pages
     )
     assert whole.decision == "verified" and "delivered whole: 0 of the" in whole.reason
     assert (after.decision, after.selected, after.reason) == (
