@@ -64,7 +64,7 @@ from benchmarks.snippets import SCAN_CHARS as SNIPPET_SCAN_CHARS
 from benchmarks.snippets import snippet_dataset
 from mirage_core.answer_conflict import answer_conflicts
 from mirage_core.config import MirageConfig
-from mirage_core.evaluation.calibrate import split_queries
+from mirage_core.evaluation.calibrate import dataset_split
 from mirage_core.evaluation.datasets import (
     Dataset,
     load_dataset,
@@ -81,6 +81,10 @@ from mirage_core.evaluation.harness import (
 from mirage_core.pairs import candidate_pairs
 
 GPE_ATTACKS = ("fakegpt", "poisonedrag")
+#: Questions of each adaptive and attack-family set whose fit half defaults were chosen on: a
+#: larger ``--adaptive-n`` / ``--family-n`` keeps them and their split, and splits the added
+#: questions apart (``subsample``'s ``pinned``, ``dataset_split``).
+PINNED_QUESTIONS = 20
 
 
 _SPLITS: dict[tuple[str, int], set[str]] = {}
@@ -88,7 +92,8 @@ _SPLITS: dict[tuple[str, int], set[str]] = {}
 
 def split_of(dataset: str, qid: str, seed: int) -> str:
     """The fit/report split of ``mirage calibrate`` (``split_queries``: seeded, 50/50 of the
-    dataset's query ids), so thresholds it fits on "fit" are reported here on "report"."""
+    dataset's query ids; ``dataset_split`` for a set grown beyond its pinned questions), so
+    thresholds it fits on "fit" are reported here on "report"."""
     return "fit" if qid in _SPLITS[(dataset, seed)] else "report"
 
 
@@ -358,7 +363,7 @@ def dataset_loaders(
         loaders[name] = lambda name=name: load_dataset(name, limit=args.prag_n, seed=args.seed)
         for kind in (k for k in args.adaptive.split(",") if k):
             loaders[f"{name}:{kind}"] = lambda n=f"{name}:{kind}": load_dataset(
-                n, limit=args.adaptive_n, seed=args.seed
+                n, limit=args.adaptive_n, seed=args.seed, pinned=PINNED_QUESTIONS
             )
     if shortqa:
         loaders["shortqa"] = lambda: load_shortqa(seed=args.seed)
@@ -406,7 +411,10 @@ def family_loaders(
             if name in have or (wanted is not None and not ({name, base} & wanted)):
                 continue
             n = args.prag_n if f == "gpt4" else min(args.family_n, args.prag_n)
-            out[name] = lambda name=name, n=n: load_dataset(name, limit=n, seed=args.seed)
+            pinned = None if f == "gpt4" else PINNED_QUESTIONS
+            out[name] = lambda name=name, n=n, pinned=pinned: load_dataset(
+                name, limit=n, seed=args.seed, pinned=pinned
+            )
     return out
 
 
@@ -703,7 +711,7 @@ def run_all(
             embedder=embedder,
         )
         records[name] = res.records
-        fit_ids, _ = split_queries([i.qid for i in ds.instances], 0.5, seed)
+        fit_ids, _ = dataset_split(ds, 0.5, seed)
         _SPLITS[(name, seed)] = set(fit_ids)
         print(
             f"{name}: {len(ds.instances)} inputs, {time.perf_counter() - t:.0f} s "

@@ -13,8 +13,9 @@ import argparse
 from collections import Counter
 
 from benchmarks._pair_store import stored_models
+from benchmarks.scoreboard import PINNED_QUESTIONS
 from mirage_core import Mirage, MirageConfig
-from mirage_core.evaluation.calibrate import split_queries
+from mirage_core.evaluation.calibrate import dataset_split
 from mirage_core.evaluation.datasets import load_dataset
 from research.longform_reasons import reason_kind
 
@@ -23,15 +24,15 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("dataset", help="e.g. poisonedrag-nq:gemini (benchmarks/scoreboard.py names)")
     p.add_argument("--regime", default="mixed", choices=("clean", "mixed", "full"))
-    p.add_argument("--n", type=int, default=20, help="questions loaded (the scoreboard: 20)")
+    p.add_argument("--n", type=int, default=50, help="questions loaded (the scoreboard: 50)")
     p.add_argument("--config", default=None)
     p.add_argument("--show", type=int, default=0)
     args = p.parse_args(argv)
     nli, embedder = stored_models()
     config = MirageConfig.from_file(args.config) if args.config else MirageConfig()
     mirage = Mirage(config, nli=nli, embedder=embedder)
-    ds = load_dataset(args.dataset, limit=args.n, seed=0)
-    fit = set(split_queries([i.qid for i in ds.instances], 0.5, 0)[0])
+    ds = load_dataset(args.dataset, limit=args.n, seed=0, pinned=PINNED_QUESTIONS)
+    fit = dataset_split(ds, 0.5, 0)[0]
     sets = [i for i in ds.instances if i.qid in fit and i.regime == args.regime]
     kinds: Counter[tuple[str, str]] = Counter()
     for n, inst in enumerate(sets):

@@ -54,6 +54,7 @@ __all__ = [
     "CalibrationResult",
     "GridPoint",
     "calibrate",
+    "dataset_split",
     "split_queries",
 ]
 
@@ -92,6 +93,24 @@ def split_queries(
     if fit_fraction < 1 and len(unique) > 1:
         n_fit = min(n_fit, len(unique) - 1)
     return set(unique[:n_fit]), set(unique[n_fit:])
+
+
+def dataset_split(
+    dataset: Dataset, fit_fraction: float, seed: int | str
+) -> tuple[set[str], set[str]]:
+    """:func:`split_queries` of a dataset's query ids. A set grown beyond a pinned subsample
+    (``settings["pinned_qids"]``, :func:`~mirage_core.evaluation.datasets.subsample`) keeps
+    the pinned questions' split as they had it alone, and splits the added ones apart: a
+    question chosen on stays on the fit side."""
+    qids = {i.qid for i in dataset.instances}
+    pinned = set(dataset.settings.get("pinned_qids") or ()) & qids
+    if not pinned:
+        return split_queries(sorted(qids), fit_fraction, seed)
+    fit, held = split_queries(sorted(pinned), fit_fraction, seed)
+    if qids - pinned:
+        more_fit, more_held = split_queries(sorted(qids - pinned), fit_fraction, seed)
+        fit, held = fit | more_fit, held | more_held
+    return fit, held
 
 
 @dataclass

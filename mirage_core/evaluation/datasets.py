@@ -191,12 +191,21 @@ def find_gpe_file(required: bool = True) -> Path | None:
     return None
 
 
-def subsample(n: int, limit: int | None, seed: int | str) -> list[int]:
-    """Seeded subsample of ``range(n)`` of size ``limit`` (all when None), in index order."""
+def subsample(n: int, limit: int | None, seed: int | str, pinned: int | None = None) -> list[int]:
+    """Seeded subsample of ``range(n)`` of size ``limit`` (all when None), in index order.
+
+    Two sizes give unrelated subsamples (``random.sample`` draws differently for large
+    ``limit``). With ``pinned``, a larger ``limit`` keeps the subsample of size ``pinned`` and
+    adds seeded draws from the rest, so a set grows without its first questions changing."""
     if limit is None or limit >= n:
         return list(range(n))
     if limit < 1:
         raise ValueError(f"limit must be >= 1, got {limit}")
+    if pinned is not None and 0 < pinned < limit:
+        base = subsample(n, pinned, seed)
+        rest = sorted(set(range(n)) - set(base))
+        rng_for(seed, "subsample-beyond", n, pinned).shuffle(rest)
+        return sorted(base + rest[: limit - pinned])
     return sorted(rng_for(seed, "subsample", n).sample(range(n), limit))
 
 
@@ -458,6 +467,7 @@ def load_poisonedrag(
     seed: int | str = 0,
     adaptive: str | None = None,
     variants_root: str | Path | None = None,
+    pinned: int | None = None,
 ) -> Dataset:
     """PoisonedRAG ``nq`` or ``hotpotqa``: gold passage and five coordinated poisons per query.
 
@@ -479,6 +489,10 @@ def load_poisonedrag(
     carry no incorrect answer. Questions a family has no evidence for are skipped
     (``settings["skipped"]``). Instances of a generated or variant family carry its name as
     their pollution family.
+
+    ``pinned`` keeps the questions of ``limit=pinned`` when ``limit`` is larger
+    (:func:`subsample`); their ids are ``settings["pinned_qids"]``, which
+    :func:`~mirage_core.evaluation.calibrate.dataset_split` splits as it split them alone.
     """
     name = name.lower().removeprefix("poisonedrag-")
     if ":" in name:
@@ -500,7 +514,12 @@ def load_poisonedrag(
     queries = json.loads((folder / f"{name}_queries.json").read_text(encoding="utf-8"))
     golden = (folder / f"{name}_golden.txt").read_text(encoding="utf-8").split("\n")
     adv = json.loads((folder / f"{name}_adv.json").read_text(encoding="utf-8"))
-    chosen = subsample(len(queries), limit, seed)
+    chosen = subsample(len(queries), limit, seed, pinned)
+    pinned_qids = (
+        [str(queries[i]["id"]) for i in subsample(len(queries), pinned, seed)]
+        if pinned is not None and len(chosen) > pinned
+        else None
+    )
     instances: list[Instance] = []
     variant_rows: list[dict[str, Any]] = []
     if adaptive in VARIANTS:
@@ -611,6 +630,7 @@ def load_poisonedrag(
             "folder": str(folder),
             "adaptive": adaptive,
             **({"skipped": skipped} if skipped else {}),
+            **({"pinned_qids": pinned_qids} if pinned_qids is not None else {}),
         },
     )
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from mirage_core.evaluation.calibrate import dataset_split
 from mirage_core.evaluation.datasets import (
     GPE_ATTACKS,
     find_data_dir,
@@ -36,6 +37,34 @@ def test_subsample_is_seeded():
     a = subsample(100, 5, 1)
     assert a == subsample(100, 5, 1) and a == sorted(a) and len(set(a)) == 5
     assert a != subsample(100, 5, 2)
+
+
+def test_subsample_grows_around_its_pinned_questions():
+    pinned = subsample(100, 20, 0)
+    grown = subsample(100, 50, 0, pinned=20)
+    assert set(pinned) < set(grown) and len(grown) == 50 and grown == sorted(grown)
+    assert grown == subsample(100, 50, 0, pinned=20)
+    # a plain larger draw is another sample (here seed 1's): it can leave questions out
+    assert not set(subsample(100, 20, 1)) <= set(subsample(100, 50, 1))
+    assert set(subsample(100, 20, 1)) < set(subsample(100, 50, 1, pinned=20))
+    assert subsample(100, 20, 0, pinned=20) == pinned
+    assert subsample(100, 10, 0, pinned=20) == subsample(100, 10, 0)
+
+
+def test_a_grown_set_keeps_its_pinned_questions_split(test_data_dir):
+    # seed 1: splitting the three questions afresh would move a pinned one to the other side
+    small = load_poisonedrag("nq", limit=2, seed=1)
+    grown = load_poisonedrag("nq", limit=3, seed=1, pinned=2)
+    pinned = set(grown.settings["pinned_qids"])
+    qids = {i.qid for i in grown.instances}
+    assert pinned == {i.qid for i in small.instances} and len(qids) == 3
+    for inst in small.instances:  # the pinned questions' evidence is the same
+        twin = next(i for i in grown.instances if i.key == inst.key)
+        assert [p.text for p in twin.passages] == [p.text for p in inst.passages]
+    fit, held = dataset_split(grown, 0.5, 1)
+    assert (fit & pinned, held & pinned) == dataset_split(small, 0.5, 1)
+    assert fit | held == qids and not fit & held
+    assert "pinned_qids" not in small.settings
 
 
 def test_gpe_slice():
