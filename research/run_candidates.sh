@@ -9,7 +9,7 @@ out=$1 datasets=$2
 shift 2
 case "$datasets" in
   long-form) which=(--only gpe-k5,shortqa,poisonedrag-nq,poisonedrag-hotpotqa,biogen-k10,biogen-k20,gpe-longform) ;;
-  full) which=(--adaptive dispersed,paraphrase,synonym --adaptive-n 20) ;;
+  full) which=(--adaptive dispersed,paraphrase,synonym) ;;
   *) echo "DATASETS must be long-form or full, got $datasets" >&2; exit 2 ;;
 esac
 mkdir -p "$out"
@@ -17,5 +17,5 @@ for cfg in "$@"; do
   name=$(basename "$cfg" .json); name=${name#.}
   [ -f "$out/$name.json" ] && continue
   nice .venv/bin/python -m benchmarks.scoreboard --config "$cfg" --no-paper --families all \
-    --family-n 20 "${which[@]}" --out "$out/$name"
+    "${which[@]}" --out "$out/$name"
 done
