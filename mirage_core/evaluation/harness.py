@@ -134,15 +134,21 @@ def corroborated_clean(verdict: Verdict, polluted: np.ndarray) -> np.ndarray:
 
 
 def contains_answer(text: str, answers: Iterable[str]) -> bool:
-    """Case-insensitive containment of any answer, at word boundaries ("no" is not in "known")."""
-    low = text.lower()
+    """Case-insensitive containment of any answer, at word boundaries ("no" is not in "known"),
+    and an answer that begins or ends with a digit not inside a longer number ("2" is not in
+    "6.2" or "2,000")."""
+    low = " ".join(text.lower().split())
     for a in answers:
         a = " ".join(str(a).lower().split())
         if not a:
             continue
         left = r"\b" if a[0].isalnum() else ""
         right = r"\b" if a[-1].isalnum() else ""
-        if re.search(left + re.escape(a) + right, " ".join(low.split())):
+        if a[0].isdigit():
+            left += r"(?<!\d[.,])"
+        if a[-1].isdigit():
+            right += r"(?![.,]\d)"
+        if re.search(left + re.escape(a) + right, low):
             return True
     return False
 

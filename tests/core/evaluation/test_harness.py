@@ -170,6 +170,16 @@ def test_contains_answer_is_case_insensitive_at_word_boundaries():
     assert not contains_answer("anything", [])
 
 
+def test_a_number_answer_is_not_read_inside_a_longer_number():
+    assert not contains_answer("It holds an average rating of 6.2 out of 10.", ["2"])
+    assert not contains_answer("The court covers about 2,000 square feet.", ["2"])
+    assert not contains_answer("It cost 1,889 francs.", ["889"])
+    assert contains_answer("It ran for 2 seasons.", ["2"])
+    assert contains_answer("Completed in 1889.", ["1889"])
+    assert contains_answer("In 1889, the tower opened.", ["1889"])
+    assert contains_answer("About 3,500 square feet.", ["3,500"])
+
+
 @pytest.mark.model
 def test_generate_answers_scores_each_route(fake_nli):
     fake_chat = pytest.importorskip("langchain_core.language_models.fake_chat_models")
