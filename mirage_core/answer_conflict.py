@@ -51,7 +51,7 @@ import numpy as np
 
 from mirage_core.claim_filter import is_question
 from mirage_core.claims import STOPWORDS, content_tokens
-from mirage_core.factcheck import FACT_KINDS, fact_tokens, name_phrases
+from mirage_core.factcheck import FACT_KINDS, fact_tokens, leading_words, name_phrases
 from mirage_core.method_settings import AnswerConflictContext, AnswerTimes
 from mirage_core.relevance import stem, stems
 from mirage_core.types import Claim
@@ -175,11 +175,16 @@ def _question_words(query: str) -> set[str]:
 
 
 def answer_facts(
-    text: str, question_words: set[str], names: str = "word"
+    text: str,
+    question_words: set[str],
+    names: str = "word",
+    subject_of: set[str] | None = None,
 ) -> dict[str, frozenset[str]]:
     """The facts of each kind ``text`` names that ``question_words`` (the question's tokens and
     content stems) do not. ``names="last_word"``: a name is its last word outside the
-    question ("New York Mets" → "mets"), not each of its words."""
+    question ("New York Mets" → "mets"), not each of its words. ``subject_of``: stems of what
+    the question asks (:func:`relation_stems`); a capitalized first word followed by one of
+    them is a name too (:func:`_subject`)."""
     if names not in ("word", "last_word"):
         raise ValueError(f"names must be 'word' or 'last_word', got {names!r}")
     found: dict[str, set[str]] = {}
@@ -196,7 +201,25 @@ def answer_facts(
             kept = [t for t in words if not _not_a_name(t, question_words)]
             if kept:
                 found.setdefault("name", set()).add(kept[-1])
+    subject = _subject(text, subject_of) if subject_of else None
+    if subject is not None and not _not_a_name(subject, question_words):
+        found.setdefault("name", set()).add(subject)
     return {k: frozenset(v) for k, v in found.items()}
+
+
+def _subject(text: str, asked: set[str]) -> str | None:
+    """The sentence's first word, lower-cased, when it is capitalized, no number or month, and
+    followed by a word of what the question asks: the subject of that relation ("Michelangelo
+    painted The Last Supper" for "who painted the Last Supper"). A first word is otherwise no
+    name (it is capitalized whatever it is); one that does what the question asks names who
+    or what did it."""
+    lead = leading_words(text, 2)
+    if len(lead) < 2 or not lead[0][:1].isupper() or stem(lead[1].lower()) not in asked:
+        return None
+    if fact_tokens(lead[0])[0][1] is not None:  # a number or a month
+        return None
+    token = lead[0].lower()
+    return _POSSESSIVE.sub("", token) or token
 
 
 def of_kind(facts: dict[str, frozenset[str]] | dict[str, set[str]], kind: str) -> set[str]:
@@ -249,6 +272,7 @@ def answer_conflicts(
     context: Sequence[frozenset[str]] | None = None,
     names: str = "word",
     times: str = "number",
+    subjects: bool = False,
 ) -> list[AnswerConflict]:
     """Every pair of ``claims[indices]`` from different sources that holds at least
     ``min_share`` of ``query``'s content words each (one of its :func:`relation_stems` among
@@ -268,7 +292,8 @@ def answer_conflicts(
     poison names beside it), so ``"claim"`` is the default.
 
     ``names``: how two names are told apart (:func:`answer_facts`). ``times``: what answers a
-    question that asks when (:func:`question_kinds`).
+    question that asks when (:func:`question_kinds`). ``subjects``: a claim's capitalized first
+    word followed by a word of what the question asks names an answer (:func:`_subject`).
 
     A query with no content word gives no pair: no claim can be told to restate it."""
     if scope not in ("claim", "passage"):
@@ -290,12 +315,13 @@ def answer_conflicts(
     # a claim that restates the question only with its page's context (the verdict says so)
     via_context = {i: len(q & own[i]) / len(q) < min_share for i in on_question}
     words = _question_words(query)
-    facts = [answer_facts(claims[i].text, words, names) for i in on_question]
+    subject_of = relation_stems(query) if subjects else None
+    facts = [answer_facts(claims[i].text, words, names, subject_of) for i in on_question]
     pages: dict[int, dict[str, set[str]]] = {}  # scope "passage": each page's facts
     if scope == "passage":
         known = dict(zip(on_question, facts, strict=True))  # read once, not twice
         for i, c in enumerate(claims):
-            of_claim = known[i] if i in known else answer_facts(c.text, words, names)
+            of_claim = known[i] if i in known else answer_facts(c.text, words, names, subject_of)
             page = pages.setdefault(c.passage_index, {})
             for kind, found_here in of_claim.items():
                 page.setdefault(kind, set()).update(found_here)

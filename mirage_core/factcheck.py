@@ -14,7 +14,14 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
-__all__ = ["FACT_KINDS", "fact_conflict", "fact_conflict_kind", "fact_tokens", "name_phrases"]
+__all__ = [
+    "FACT_KINDS",
+    "fact_conflict",
+    "fact_conflict_kind",
+    "fact_tokens",
+    "leading_words",
+    "name_phrases",
+]
 
 #: The kinds of fact token the check compares, in the order it reports them.
 FACT_KINDS: tuple[str, ...] = ("number", "month", "name")
@@ -47,6 +54,11 @@ def fact_tokens(sentence: str) -> list[tuple[str, str | None]]:
         tok = m.group(0)
         out.append((tok.lower().replace(",", ""), _kind(tok, i == 0)))
     return out
+
+
+def leading_words(sentence: str, n: int) -> list[str]:
+    """``sentence``'s first ``n`` tokens as written (the tokens :func:`fact_tokens` reads)."""
+    return [m.group(0) for _, m in zip(range(n), _TOKEN.finditer(sentence), strict=False)]
 
 
 def name_phrases(sentence: str) -> list[tuple[str, ...]]:

@@ -220,6 +220,7 @@ class AnswerSlot:
                 topic_context(claims, context) if context != "claim" else None,
                 m.answer_names,
                 m.answer_times,
+                m.answer_subjects,
             )
         )
         if not self.found:

@@ -436,3 +436,50 @@ def test_the_gate_reads_names_as_its_settings_say():
     assert run(base.replace(answer_names="word")).decision == "verified"
     v = run(base)
     assert v.decision == "fallback" and "mets vs yankees" in v.reason
+
+
+SUPPER = "Who painted the Last Supper in Milan?"
+SUPPER_PAGES = [
+    "Michelangelo painted the Last Supper in Milan over three years.",
+    "The Last Supper in Milan was painted by Leonardo da Vinci between 1495 and 1498.",
+]
+
+
+def test_a_first_word_that_does_what_the_question_asks_names_an_answer():
+    claims = [_claim(i, t) for i, t in enumerate(SUPPER_PAGES)]
+    # a sentence-initial word is no name: the poison's answer goes unread
+    assert answer_conflicts(SUPPER, claims, [0, 1], min_share=0.6, names="last_word") == []
+    found = answer_conflicts(
+        SUPPER, claims, [0, 1], min_share=0.6, names="last_word", subjects=True
+    )
+    assert [(c.kind, c.left_facts, c.right_facts) for c in found] == [
+        ("name", ("michelangelo",), ("leonardo", "vinci"))
+    ]
+
+
+def test_a_first_word_before_other_words_stays_unread():
+    asked = relation_stems(SUPPER)
+    words = {"painted", "last", "supper", "milan"}
+    # followed by a word the question does not ask about, or a stopword: no name
+    for text in (
+        "Although the Last Supper in Milan was painted in tempera, it decayed fast.",
+        "Critics praised the Last Supper in Milan.",
+        "The painted Last Supper in Milan decayed fast.",
+    ):
+        assert "name" not in answer_facts(text, words, "last_word", asked), text
+    # a number or a month opening the sentence stays a number or a month
+    assert answer_facts("1498 painted over", words, "last_word", asked) == {
+        "number": frozenset({"1498"})
+    }
+
+
+def test_the_gate_reads_subjects_only_when_asked():
+    passages = [Passage(t, source=f"https://s{i}.example/a") for i, t in enumerate(SUPPER_PAGES)]
+    base = MirageConfig(coordination="none", d_min=1)
+
+    def run(config):
+        return Mirage(config, nli=CallableNLI(entail_all)).defend(SUPPER, passages)
+
+    assert run(base).decision == "verified"
+    v = run(base.replace(answer_subjects=True))
+    assert v.decision == "fallback" and "michelangelo vs leonardo" in v.reason
