@@ -13,7 +13,9 @@ common, they answer the question differently, and the gate blocks.
 
 Facts are tokens typed by :func:`mirage_core.factcheck.fact_tokens` (a name is a capitalized
 token that does not open the sentence and is not a stopword; a possessive "'s" is dropped, so
-"Beckett's play" names Beckett). With ``answer_names="last_word"`` (the default) a name is a
+"Beckett's play" names Beckett). With ``answer_subjects`` (the default) the first word is a name
+too when the next word is one of what the question asks: "Michelangelo painted The Last
+Supper" names who painted it. With ``answer_names="last_word"`` (the default) a name is a
 run of such tokens (:func:`mirage_core.factcheck.name_phrases`) read by its last word outside
 the question, its most specific: "the New York Mets" and "the New York Yankees" name
 different teams, though they share two words. A fact the question already holds ("When did Apollo 11

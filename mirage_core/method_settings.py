@@ -135,10 +135,10 @@ class MethodSettings:
     answer_times: AnswerTimes = "number"
     """What answers a question that asks when, for the answer-slot rule: any number, or a year
     (``"year"``: a whole number of three or four digits; a score or a count does not say when)."""
-    answer_subjects: bool = field(default=False, metadata=rule("bool"))
+    answer_subjects: bool = field(default=True, metadata=rule("bool"))
     """Whether the answer-slot rule reads a claim's capitalized first word as a name when the
     next word is one of what the question asks ("Michelangelo painted …" for "who painted
-    …"); otherwise a sentence-initial word is never a name."""
+    …"); with ``False`` a sentence-initial word is never a name."""
     duplicate_threshold: float = field(default=0.7, metadata=rule("unit"))
     """Passage cosine at which two passages (or groups, by ``duplicate_linkage``) are one source."""
     duplicate_linkage: Linkage = "average"

@@ -473,13 +473,13 @@ def test_a_first_word_before_other_words_stays_unread():
     }
 
 
-def test_the_gate_reads_subjects_only_when_asked():
+def test_the_gate_reads_subjects_as_its_settings_say():
     passages = [Passage(t, source=f"https://s{i}.example/a") for i, t in enumerate(SUPPER_PAGES)]
     base = MirageConfig(coordination="none", d_min=1)
 
     def run(config):
         return Mirage(config, nli=CallableNLI(entail_all)).defend(SUPPER, passages)
 
-    assert run(base).decision == "verified"
-    v = run(base.replace(answer_subjects=True))
+    assert run(base.replace(answer_subjects=False)).decision == "verified"
+    v = run(base)
     assert v.decision == "fallback" and "michelangelo vs leonardo" in v.reason
