@@ -36,10 +36,11 @@ from benchmarks._pair_store import stored_models
 from benchmarks.scoreboard import gpe, gpe_longform
 from benchmarks.shortqa import load_shortqa
 from mirage_core import Mirage, MirageConfig
-from mirage_core.corroboration import _words, claim_facts
+from mirage_core.corroboration import _words, claim_facts, corroborate
 from mirage_core.evaluation.calibrate import split_queries
 from mirage_core.evaluation.datasets import Dataset, Instance, load_dataset
 from mirage_core.evaluation.harness import claim_pollution
+from mirage_core.graph import SourcedGraph
 from mirage_core.verdict import Verdict
 
 READINGS = ("sentence", "passage", "either")
@@ -61,19 +62,11 @@ SETS: dict[str, Callable[[], Dataset]] = {
 
 def sentence_support(verdict: Verdict) -> np.ndarray:
     """Per claim: supported (w_supp > 0) by a claim of another group whose sentence states
-    every fact of it."""
-    n = len(verdict.claims)
-    out = np.zeros(n, dtype=bool)
-    g = verdict.graph
-    if n == 0 or len(g) == 0:
-        return out
-    groups = np.array([c.group for c in verdict.claims], dtype=object)
-    p, h = np.asarray(g.premise), np.asarray(g.hypothesis)
-    keep = (np.asarray(g.w_supp) > 0) & (groups[p] != groups[h])
-    for a, b in zip(p[keep].tolist(), h[keep].tolist(), strict=True):
-        if claim_facts(verdict.claims[b].text) <= _words(verdict.claims[a].text):
-            out[b] = True
-    return out
+    every fact of it (the engine's :func:`~mirage_core.corroboration.corroborate` with fact
+    coverage, the quarantine aside)."""
+    names, groups = np.unique([c.group for c in verdict.claims], return_inverse=True)
+    sourced = SourcedGraph(verdict.graph, groups, names, verdict.support)
+    return corroborate(verdict.claims, sourced, fact_coverage=True).counts > 0
 
 
 def passage_support(nli, instance: Instance, verdict: Verdict, claims: Sequence[int]) -> np.ndarray:
