@@ -45,7 +45,8 @@ from mirage_core.verdict import Verdict
 
 READINGS = ("sentence", "passage", "either")
 
-#: name → loader; the scoreboard's sizes and seed
+#: name → loader; the scoreboard's sizes and seed, but a family's first 20 questions only (the
+#: scoreboard's pinned ones; it runs 50)
 SETS: dict[str, Callable[[], Dataset]] = {
     "gpe-longform": lambda: gpe_longform(50, 0),
     "gpe-k5": lambda: gpe(5, 200, 0),

@@ -25,8 +25,8 @@ from mirage_core import Mirage, MirageConfig
 from mirage_core.evaluation.calibrate import split_queries
 from mirage_core.evaluation.datasets import Dataset, load_dataset
 
-#: The scoreboard's sizes: gpe-eval 200 claims at k = 5, 100 at k = 10; PoisonedRAG 100
-#: questions; a family 20.
+#: gpe-eval at the scoreboard's sizes (200 claims at k = 5, 100 at k = 10); PoisonedRAG 100
+#: questions; a family's first 20 questions (the scoreboard's pinned ones; it runs 50).
 SETS: dict[str, Callable[[], Dataset]] = {
     "gpe-k5": lambda: gpe(5, 200, 0),
     "gpe-k10": lambda: gpe(10, 100, 0),
