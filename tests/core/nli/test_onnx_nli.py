@@ -23,6 +23,7 @@ pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
 pytest.importorskip("tokenizers")
 
+from mirage_core import onnx_models
 from mirage_core.errors import ModelNotFoundError
 from mirage_core.nli import NLIBackend, OnnxNLI, TransformersNLI, default_nli
 from mirage_core.nli.loading import load_backend
@@ -180,10 +181,23 @@ def test_factory_follows_the_runtime_setting(onnx_dir: Path, monkeypatch) -> Non
     nli = default_nli(onnx_dir, batch_size=7, cache_size=0)
     assert isinstance(nli, TransformersNLI) and nli.batch_size == 7
     monkeypatch.delenv("MIRAGE_RUNTIME")
-    assert isinstance(default_nli(onnx_dir), TransformersNLI)  # torch imports here
+    monkeypatch.setattr(onnx_models, "torch_build_accelerated", lambda: False)
+    assert isinstance(default_nli(onnx_dir), OnnxNLI)  # a CPU-only torch: ONNX Runtime
+    assert isinstance(load_backend(str(onnx_dir)), OnnxNLI)
+    assert isinstance(load_backend(str(onnx_dir), quantize=True), TransformersNLI)  # torch int8
+    monkeypatch.setattr(onnx_models, "torch_build_accelerated", lambda: True)
+    assert isinstance(default_nli(onnx_dir), TransformersNLI)  # a GPU build keeps torch
+    assert isinstance(load_backend(str(onnx_dir)), TransformersNLI)
     monkeypatch.setenv("MIRAGE_RUNTIME", "tensorrt")
     with pytest.raises(ValueError, match="MIRAGE_RUNTIME"):
         default_nli(onnx_dir)
+
+
+def test_factory_runs_a_model_with_no_graph_on_torch(tiny_nli_dir: Path, monkeypatch) -> None:
+    monkeypatch.delenv("MIRAGE_RUNTIME", raising=False)
+    monkeypatch.setattr(onnx_models, "torch_build_accelerated", lambda: False)
+    assert isinstance(default_nli(tiny_nli_dir, cache_size=0), TransformersNLI)
+    assert isinstance(load_backend(str(tiny_nli_dir), cache_size=0), TransformersNLI)
 
 
 def test_factory_picks_onnx_when_torch_is_absent(onnx_dir: Path, tiny_nli: TransformersNLI) -> None:
