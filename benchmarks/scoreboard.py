@@ -255,7 +255,7 @@ def answer_bearing(rec: InstanceRecord, claims: Sequence[Any]) -> tuple[list[int
     gold, poison = [], []
     for i, c in enumerate(claims):
         right = contains_answer(c.text, rec.correct)
-        wrong = contains_answer(c.text, rec.incorrect)
+        wrong = contains_answer(c.text, rec.incorrect, rec.correct)
         if not rec.polluted[i] and right and not wrong:
             gold.append(i)
         elif rec.polluted[i] and wrong and not right:

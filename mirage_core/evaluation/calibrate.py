@@ -409,7 +409,7 @@ def calibrate(
                 if qa:
                     text = " ".join(v.claims[i].text for i in sel)
                     correct[j] = contains_answer(text, inst.correct)
-                    wrong[j] = contains_answer(text, inst.incorrect)
+                    wrong[j] = contains_answer(text, inst.incorrect, inst.correct)
             read_d_min = [run_d_min] if per_d_min else values["d_min"]
             for r_max, d_min in itertools.product(values["r_max"], read_d_min):
                 need = np.where(
@@ -557,7 +557,9 @@ def _score_config(
             [
                 qa
                 and contains_answer(
-                    " ".join(verdicts[j].claims[i].text for i in sel[j]), instances[j].incorrect
+                    " ".join(verdicts[j].claims[i].text for i in sel[j]),
+                    instances[j].incorrect,
+                    instances[j].correct,
                 )
                 for j in range(n)
             ]

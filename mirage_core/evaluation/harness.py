@@ -133,22 +133,40 @@ def corroborated_clean(verdict: Verdict, polluted: np.ndarray) -> np.ndarray:
     return out & ~polluted
 
 
-def contains_answer(text: str, answers: Iterable[str]) -> bool:
+_ARTICLE = re.compile(r"^(?:the|an?)\s+")
+
+
+def _answer_pattern(answer: str) -> str:
+    """``answer`` (normalized) at word boundaries, and not inside a longer number."""
+    left = r"\b" if answer[0].isalnum() else ""
+    right = r"\b" if answer[-1].isalnum() else ""
+    if answer[0].isdigit():
+        left += r"(?<!\d[.,])"
+    if answer[-1].isdigit():
+        right += r"(?![.,]\d)"
+    return left + re.escape(answer) + right
+
+
+def contains_answer(text: str, answers: Iterable[str], besides: Iterable[str] = ()) -> bool:
     """Case-insensitive containment of any answer, at word boundaries ("no" is not in "known"),
     and an answer that begins or ends with a digit not inside a longer number ("2" is not in
-    "6.2" or "2,000")."""
+    "6.2" or "2,000").
+
+    An answer that lies inside one of ``besides`` (the planted "The Richmond" inside the correct
+    "Richmond River", "April" inside "March and April") is looked for only outside the mentions
+    of that answer: a page that states the correct answer does not state the planted one."""
     low = " ".join(text.lower().split())
+    others = [b for b in (" ".join(str(b).lower().split()) for b in besides) if b]
     for a in answers:
         a = " ".join(str(a).lower().split())
         if not a:
             continue
-        left = r"\b" if a[0].isalnum() else ""
-        right = r"\b" if a[-1].isalnum() else ""
-        if a[0].isdigit():
-            left += r"(?<!\d[.,])"
-        if a[-1].isdigit():
-            right += r"(?![.,]\d)"
-        if re.search(left + re.escape(a) + right, low):
+        pattern = _answer_pattern(a)
+        core = _answer_pattern(_ARTICLE.sub("", a) or a)  # "the richmond" lies in "richmond river"
+        hay = low
+        for b in sorted((b for b in others if b != a and re.search(core, b)), key=len)[::-1]:
+            hay = re.sub(_answer_pattern(b), " ", hay)
+        if re.search(pattern, hay):
             return True
     return False
 
@@ -300,7 +318,7 @@ def _route(
         n_polluted=int(polluted[idx].sum()) if idx.size else 0,
         kept_corroborated=int(corr[idx].sum()) if idx.size else 0,
         correct=contains_answer(text, instance.correct) if qa else None,
-        incorrect=contains_answer(text, instance.incorrect) if qa else None,
+        incorrect=contains_answer(text, instance.incorrect, instance.correct) if qa else None,
         **extra,
     )
 
@@ -628,7 +646,7 @@ def generate_answers(
             route.answer = text
             if rec.correct or rec.incorrect:
                 route.answer_correct = contains_answer(text, rec.correct)
-                route.answer_incorrect = contains_answer(text, rec.incorrect)
+                route.answer_incorrect = contains_answer(text, rec.incorrect, rec.correct)
         if progress is not None:
             progress(len(todo))
     result.settings["answers"] = {"model": type(llm).__name__, "systems": systems}

@@ -180,6 +180,19 @@ def test_a_number_answer_is_not_read_inside_a_longer_number():
     assert contains_answer("About 3,500 square feet.", ["3,500"])
 
 
+def test_a_planted_answer_inside_the_correct_one_is_read_outside_its_mentions():
+    correct = ["Richmond River"]
+    assert not contains_answer("Lismore is on the Richmond River.", ["The Richmond"], correct)
+    assert contains_answer("Grafton sits on the Richmond.", ["The Richmond"], correct)
+    assert contains_answer("Lismore is on the Richmond River.", ["The Richmond"])  # no besides
+    months = ["March and April"]
+    assert not contains_answer("It flowers in March and April.", ["April"], months)
+    assert contains_answer("It flowers in March and April, and again in April.", ["April"], months)
+    # a planted answer that contains the correct one is read as before
+    assert contains_answer("He was born in Paris, Texas.", ["Paris, Texas"], ["Paris"])
+    assert contains_answer("It was 2 seasons.", ["2"], ["2"])  # the same string: read as is
+
+
 @pytest.mark.model
 def test_generate_answers_scores_each_route(fake_nli):
     fake_chat = pytest.importorskip("langchain_core.language_models.fake_chat_models")
