@@ -198,12 +198,24 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _runs_on_torch(args: argparse.Namespace) -> bool:
+    """Whether ``defend`` will load its model with torch (importing transformers to quiet it
+    costs half a second that the ONNX runtime never spends)."""
+    from mirage_core.nli.onnx_nli import model_graph_dir
+    from mirage_core.onnx_models import use_onnx
+
+    try:
+        return not use_onnx(model_graph_dir(getattr(args, "model", None)))
+    except ValueError:  # a bad $MIRAGE_RUNTIME: loading the model says so
+        return False
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     # Model-loading progress bars of huggingface libraries are noise on a command line.
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
-    if "transformers" in sys.modules or args.command == "defend":
+    if "transformers" in sys.modules or (args.command == "defend" and _runs_on_torch(args)):
         try:
             from transformers.utils import logging as hf_logging
 

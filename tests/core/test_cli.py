@@ -74,3 +74,27 @@ def test_subcommand_modules_from_a_checkout_or_skipped(monkeypatch, tmp_path) ->
     finally:
         for name in ("mirage_absent_part", "mirage_absent_part.cli"):
             sys.modules.pop(name, None)
+
+
+@pytest.mark.model
+@pytest.mark.parametrize(("runtime", "imports_torch"), [("onnx", False), ("torch", True)])
+def test_defend_imports_torch_only_for_the_torch_runtime(passages_file, runtime, imports_torch):
+    """On ONNX Runtime `mirage defend` never imports torch or transformers (their import is
+    most of a cold start); on torch, transformers' progress bars stay off."""
+    import os
+    import subprocess
+
+    code = (
+        "import sys; from mirage_core.cli import main; "
+        f"rc = main(['defend', '--query', 'When was it completed?', '--passages', {str(passages_file)!r}]); "
+        "print(rc, 'torch' in sys.modules, 'transformers' in sys.modules)"
+    )
+    env = {**os.environ, "MIRAGE_RUNTIME": runtime}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    rc, torch_imported, transformers_imported = done.stdout.strip().splitlines()[-1].split()
+    assert rc == "0"
+    assert torch_imported == transformers_imported == str(imports_torch)
+    assert "Loading weights" not in done.stderr
