@@ -65,8 +65,14 @@ def torch_runtime_available() -> bool:
 
 
 def onnx_runtime_available() -> bool:
-    """True when onnxruntime and tokenizers are installed (found, not imported)."""
-    return all(importlib.util.find_spec(m) is not None for m in ("onnxruntime", "tokenizers"))
+    """True when onnxruntime and tokenizers import (an install whose native library cannot
+    load is not a runtime to pick)."""
+    try:
+        importlib.import_module("onnxruntime")
+        importlib.import_module("tokenizers")
+    except ImportError:
+        return False
+    return True
 
 
 def torch_build_accelerated() -> bool:
@@ -110,7 +116,7 @@ def use_onnx(model_dir: Path | None = None) -> bool:
     if wanted:
         raise ValueError(f"{RUNTIME_ENV} must be 'torch' or 'onnx', got {wanted!r}")
     has_graph = model_dir is None or (Path(model_dir) / "model.onnx").is_file()
-    if has_graph and onnx_runtime_available() and not torch_build_accelerated():
+    if has_graph and not torch_build_accelerated() and onnx_runtime_available():
         return True
     return not torch_runtime_available()
 

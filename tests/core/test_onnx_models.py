@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import importlib.machinery
 import importlib.util
+import sys
 from pathlib import Path
 
 import pytest
 
 from mirage_core import onnx_models
-from mirage_core.onnx_models import torch_build_accelerated, use_onnx
+from mirage_core.onnx_models import onnx_runtime_available, torch_build_accelerated, use_onnx
 
 
 @pytest.fixture
@@ -102,3 +103,10 @@ def test_use_onnx_needs_a_graph_the_runtime_and_a_cpu_only_torch(tmp_path, monke
     monkeypatch.setenv("MIRAGE_RUNTIME", "onnx")
     monkeypatch.setattr(onnx_models, "torch_build_accelerated", lambda: True)
     assert use_onnx(hub_dir)
+
+
+def test_an_onnxruntime_that_cannot_import_is_not_available(monkeypatch) -> None:
+    pytest.importorskip("onnxruntime")
+    assert onnx_runtime_available()
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # import raises ImportError
+    assert not onnx_runtime_available()
