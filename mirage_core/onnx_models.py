@@ -70,7 +70,7 @@ def onnx_runtime_available() -> bool:
     try:
         importlib.import_module("onnxruntime")
         importlib.import_module("tokenizers")
-    except ImportError:
+    except (ImportError, OSError):  # OSError: a shared library that cannot load
         return False
     return True
 
@@ -104,7 +104,7 @@ def torch_build_accelerated() -> bool:
 
 def use_onnx(model_dir: Path | None = None) -> bool:
     """Whether a default backend runs on ONNX Runtime: ``$MIRAGE_RUNTIME`` when set; else
-    ONNX Runtime when it is installed, torch is a CPU-only build (or absent) and ``model_dir``
+    ONNX Runtime when it imports, torch is a CPU-only build (or absent) and ``model_dir``
     holds an ONNX graph (``None``: a packaged model, which does); else torch when it imports.
 
     On the CPU both runtimes give the same labels and verdicts for the packaged models
