@@ -106,16 +106,22 @@ def agreement_table(items, ks, budgets, model, store) -> dict:
     """How often the budgeted verdict equals the unbudgeted one: the route, and the mean
     Jaccard similarity of the two S* (whatever the route); the real model's scores are kept
     in the scoreboard's pair store."""
+    from mirage_core.embeddings import MiniLMEmbedder
     from mirage_core.nli.transformers_nli import TransformersNLI
 
     inner = TransformersNLI(model)
     nli = PersistentNLI(inner, store, model_digest(inner.name))
+    embedder = MiniLMEmbedder()  # torch, as the NLI model: the scoreboard's runtime
     out: dict = {}
     for k in ks:
         qs, ps = [q for q, _ in items], [p[:k] for _, p in items]
-        ref = Mirage(MirageConfig(partners_per_claim=None), nli=nli).defend_many(qs, ps)
+        ref = Mirage(MirageConfig(partners_per_claim=None), nli=nli, embedder=embedder).defend_many(
+            qs, ps
+        )
         for m in budgets:
-            got = Mirage(MirageConfig(partners_per_claim=m), nli=nli).defend_many(qs, ps)
+            got = Mirage(
+                MirageConfig(partners_per_claim=m), nli=nli, embedder=embedder
+            ).defend_many(qs, ps)
             same_route = [a.decision == b.decision for a, b in zip(got, ref, strict=True)]
             jaccard = [
                 _jaccard(set(a.selected), set(b.selected)) for a, b in zip(got, ref, strict=True)
@@ -130,13 +136,18 @@ def agreement_table(items, ks, budgets, model, store) -> dict:
 
 
 def time_table(items, ks, budgets, model) -> dict:
+    from mirage_core.embeddings import MiniLMEmbedder
     from mirage_core.nli.transformers_nli import TransformersNLI
 
     nli = TransformersNLI(model, cache_size=0)  # every pair is a real forward pass
     nli.predict(["warm up the model"], ["the model is warm"])
+    embedder = MiniLMEmbedder()  # torch too (the runtime comparison is perf_runtimes')
     out: dict = {}
     for k in ks:
-        engines = {m: Mirage(MirageConfig(partners_per_claim=m), nli=nli) for m in budgets}
+        engines = {
+            m: Mirage(MirageConfig(partners_per_claim=m), nli=nli, embedder=embedder)
+            for m in budgets
+        }
         total: dict = {m: [] for m in budgets}
         forward: dict = {m: [] for m in budgets}
         for q, passages in items:
