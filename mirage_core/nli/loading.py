@@ -10,7 +10,6 @@ arguments) or a scorer function ``fn(premises, hypotheses) -> (n, 3)`` (wrapped 
 from __future__ import annotations
 
 import importlib
-import os
 import re
 from typing import Any
 
@@ -60,7 +59,7 @@ def load_backend(spec: str | None = None, **transformers_kwargs: Any) -> Any:
                 return CallableNLI(obj)
             raise ValueError(f"{spec} is neither an NLI backend nor a scorer function")
     from mirage_core.nli.onnx_nli import model_graph_dir
-    from mirage_core.onnx_models import RUNTIME_ENV, use_onnx
+    from mirage_core.onnx_models import use_onnx
 
     static_int8 = transformers_kwargs.get("quantize") == "static-int8"
     # a device, torch's dynamic int8 or TransformersNLI's own runtimes ask for torch, unless
@@ -70,8 +69,7 @@ def load_backend(spec: str | None = None, **transformers_kwargs: Any) -> Any:
         or transformers_kwargs.get("quantize") not in (None, False, "static-int8")
         or transformers_kwargs.get("runtime", "torch") != "torch"
     )
-    forced = bool(os.environ.get(RUNTIME_ENV, "").strip())
-    if static_int8 or ((forced or not asks_torch) and use_onnx(model_graph_dir(spec))):
+    if static_int8 or use_onnx(model_graph_dir(spec), needs_torch=asks_torch):
         from mirage_core.nli.onnx_nli import OnnxNLI
 
         kw = dict(transformers_kwargs)

@@ -91,6 +91,7 @@ def test_use_onnx_needs_a_graph_the_runtime_and_a_cpu_only_torch(tmp_path, monke
     monkeypatch.setattr(onnx_models, "torch_build_accelerated", lambda: False)
     assert use_onnx() and use_onnx(graph_dir)
     assert not use_onnx(hub_dir)  # no graph: torch runs it
+    assert not use_onnx(graph_dir, needs_torch=True)  # a setting only torch has
     monkeypatch.setattr(onnx_models, "torch_build_accelerated", lambda: True)
     assert not use_onnx(graph_dir)  # a GPU build of torch keeps torch
     monkeypatch.setattr(onnx_models, "torch_build_accelerated", lambda: False)
@@ -103,6 +104,7 @@ def test_use_onnx_needs_a_graph_the_runtime_and_a_cpu_only_torch(tmp_path, monke
     monkeypatch.setenv("MIRAGE_RUNTIME", "onnx")
     monkeypatch.setattr(onnx_models, "torch_build_accelerated", lambda: True)
     assert use_onnx(hub_dir)
+    assert use_onnx(graph_dir, needs_torch=True)  # forced: ONNX then says what it cannot run
 
 
 def test_an_onnxruntime_that_cannot_import_is_not_available(monkeypatch) -> None:
