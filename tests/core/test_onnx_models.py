@@ -10,7 +10,12 @@ from pathlib import Path
 import pytest
 
 from mirage_core import onnx_models
-from mirage_core.onnx_models import onnx_runtime_available, torch_build_accelerated, use_onnx
+from mirage_core.onnx_models import (
+    onnx_runtime_available,
+    runtime_forced,
+    torch_build_accelerated,
+    use_onnx,
+)
 
 
 @pytest.fixture
@@ -105,6 +110,20 @@ def test_use_onnx_needs_a_graph_the_runtime_and_a_cpu_only_torch(tmp_path, monke
     monkeypatch.setattr(onnx_models, "torch_build_accelerated", lambda: True)
     assert use_onnx(hub_dir)
     assert use_onnx(graph_dir, needs_torch=True)  # forced: ONNX then says what it cannot run
+
+
+@pytest.mark.parametrize(
+    ("value", "forced"), [("", None), ("torch", "torch"), (" ONNX ", "onnx"), ("tensorrt", None)]
+)
+def test_runtime_forced_reads_the_environment(monkeypatch, value, forced) -> None:
+    monkeypatch.setenv("MIRAGE_RUNTIME", value)
+    if value == "tensorrt":
+        with pytest.raises(ValueError, match="MIRAGE_RUNTIME must be"):
+            runtime_forced()
+        with pytest.raises(ValueError, match="MIRAGE_RUNTIME must be"):
+            use_onnx()
+    else:
+        assert runtime_forced() == forced
 
 
 def test_an_onnxruntime_that_cannot_import_is_not_available(monkeypatch) -> None:
