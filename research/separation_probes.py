@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -83,14 +83,26 @@ def _fit(ds: Dataset, regime: str) -> list[Any]:
     return [i for i in ds.instances if i.qid in fit and i.regime == regime]
 
 
-def shared_facts(inst: Any, _verdict: Any) -> str:
-    q = _query_words(inst.query)
+def shared_fact_count(query: str, sentences: Iterable[tuple[str, str]]) -> int:
+    """How many facts (:func:`claim_facts`, read sentence by sentence) outside ``query`` at
+    least two sources state; ``sentences``: ``(source, sentence)`` pairs."""
+    q = _query_words(query)
     facts: dict[str, set[str]] = {}
-    for p in inst.passages:
-        for a, b in split_sentences(p.text):
-            facts.setdefault(p.domain or p.text[:40], set()).update(claim_facts(p.text[a:b]) - q)
+    for source, sentence in sentences:
+        facts.setdefault(source, set()).update(claim_facts(sentence) - q)
     counts = Counter(f for fs in facts.values() for f in fs)
-    n = sum(1 for c in counts.values() if c >= 2)
+    return sum(1 for c in counts.values() if c >= 2)
+
+
+def passage_sentences(passages: Iterable[Any]) -> Iterator[tuple[str, str]]:
+    """``(publisher, sentence)`` of every sentence of ``passages``."""
+    for p in passages:
+        for a, b in split_sentences(p.text):
+            yield p.domain or p.text[:40], p.text[a:b]
+
+
+def shared_facts(inst: Any, _verdict: Any) -> str:
+    n = shared_fact_count(inst.query, passage_sentences(inst.passages))
     return "0-1" if n <= 1 else "2-3" if n <= 3 else "4+"
 
 

@@ -1,12 +1,13 @@
 """Whether independent sources stating a common fact tells honest evidence from planted
-evidence (a diagnostic; it changes nothing).
+evidence, read two ways the gate could use (a diagnostic; it changes nothing).
 
     python -m research.shared_facts > research/results/shared_facts.txt
 
-A *shared fact* is a fact token (:func:`mirage_core.corroboration.claim_facts`: a number, a
-month, a name) that two or more independent sources state and the query does not. Read without
-the NLI model, it is a corroboration of far higher recall than NLI support. Two tables, fit
-split, the default config:
+A *shared fact* is a fact token (a number, a month, a name:
+:func:`research.separation_probes.shared_fact_count`, which the ``shared-facts`` probe there
+counts over every set) outside the query that two or more independent sources state. Read
+without the NLI model, it is a corroboration of far higher recall than NLI support. Two tables,
+fit split, the default config:
 
 1. Sets the coordination signals quarantine whole (S* empty): the shared facts of all their
    passages, for honest shortqa pages and for the poisons alone of every attack family. Would
@@ -18,8 +19,7 @@ split, the default config:
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -28,54 +28,73 @@ from benchmarks._pair_store import stored_models
 from benchmarks.scoreboard import PINNED_QUESTIONS, PRAG_SETS, family_dataset, gpe, gpe_snippets
 from benchmarks.shortqa import load_shortqa
 from mirage_core import Mirage, MirageConfig
-from mirage_core.corroboration import claim_facts
 from mirage_core.evaluation.calibrate import dataset_split
 from mirage_core.evaluation.datasets import Dataset, load_dataset
 from mirage_core.evaluation.harness import contains_answer
+from research.separation_probes import passage_sentences, shared_fact_count
+
+WHOLE_HONEST, WHOLE_POISONS = "shortqa CLEAN (honest)", "poisons alone, every family"
 
 
-def shared_facts(query: str, texts: Sequence[tuple[str, str]]) -> int:
-    """How many facts outside ``query`` at least two of the ``(source, text)`` items state."""
-    asked = claim_facts(query) | {w.lower() for w in query.split()}
-    sources: dict[str, set[str]] = defaultdict(set)
-    for source, text in texts:
-        for fact in claim_facts(text) - asked:
-            sources[fact].add(source)
-    return sum(1 for s in sources.values() if len(s) >= 2)
-
-
-def fit_sets(ds: Dataset, regime: str) -> Iterable:
-    fit = dataset_split(ds, 0.5, 0)[0]
-    return (i for i in ds.instances if i.regime == regime and i.qid in fit)
-
-
-def family_sets() -> Iterable[tuple[str, Dataset]]:
+def sets() -> Iterator[tuple[str, Dataset, tuple[str, ...]]]:
+    """(name, dataset, regimes read) of every set, each loaded once."""
+    yield "shortqa", load_shortqa(seed=0), ("clean", "mixed", "full")
+    yield "gpe-k5", gpe(5, 200, 0), ("clean", "full")
+    yield "gpe-snip-k5", gpe_snippets(5, 200, 0), ("clean", "full")
+    yield "gpe-k10", gpe(10, 100, 0), ("clean", "full")
     for base in PRAG_SETS:
         for family in fam.FAMILIES:
             name = family_dataset(base, family)
             pinned = None if family == "gpt4" else PINNED_QUESTIONS
-            yield name, load_dataset(name, limit=50, seed=0, pinned=pinned)
+            yield name, load_dataset(name, limit=50, seed=0, pinned=pinned), ("mixed", "full")
+
+
+def whole_label(name: str, regime: str) -> str | None:
+    """The row of table 1 a set counts in, if any."""
+    if (name, regime) == ("shortqa", "clean"):
+        return WHOLE_HONEST
+    return WHOLE_POISONS if name.startswith("poisonedrag") and regime == "full" else None
 
 
 def main() -> int:
     nli, embedder = stored_models()
     mirage = Mirage(MirageConfig(), nli=nli, embedder=embedder)
-    families = list(family_sets())
+    whole: dict[str, list[int]] = {WHOLE_HONEST: [], WHOLE_POISONS: []}
+    rows: list[str] = []
+    for name, ds, regimes in sets():
+        fit = dataset_split(ds, 0.5, 0)[0]
+        for regime in regimes:
+            n = passed = several = unshared = wrong = wrong_unshared = 0
+            for inst in (i for i in ds.instances if i.regime == regime and i.qid in fit):
+                n += 1
+                verdict = mirage.defend(inst.query, inst.passages)
+                label = whole_label(name, regime)
+                if label and verdict.decision != "verified" and not verdict.selected:
+                    whole[label].append(
+                        shared_fact_count(inst.query, passage_sentences(inst.passages))
+                    )
+                if verdict.decision != "verified":
+                    continue
+                passed += 1
+                kept = [verdict.claims[i] for i in verdict.selected]
+                is_wrong = regime == "mixed" and contains_answer(
+                    " ".join(c.text for c in kept), inst.incorrect, besides=inst.correct
+                )
+                wrong += is_wrong
+                if len({c.domain for c in kept}) < 2:
+                    continue
+                several += 1
+                if shared_fact_count(inst.query, [(c.domain, c.text) for c in kept]) == 0:
+                    unshared += 1
+                    wrong_unshared += is_wrong
+            note = f"; wrong answer delivered {wrong}, of them no shared fact {wrong_unshared}"
+            tail = note if regime == "mixed" else ""
+            rows.append(f"| {name} | {regime} | {n} | {passed} | {several} | {unshared}{tail} |")
 
     print("# Shared facts: two or more independent sources stating a fact the query does not\n")
     print("Fit split, default config; `python -m research.shared_facts`.\n")
     print("## 1. Sets the coordination signals quarantine whole (S* empty)\n")
     print("share of the sets with at least t shared facts among all their passages\n")
-    whole: dict[str, list[int]] = {"shortqa CLEAN (honest)": [], "poisons alone, every family": []}
-    sets = [("shortqa CLEAN (honest)", load_shortqa(seed=0), "clean")]
-    sets += [("poisons alone, every family", ds, "full") for _, ds in families]
-    for label, ds, regime in sets:
-        for inst in fit_sets(ds, regime):
-            verdict = mirage.defend(inst.query, inst.passages)
-            if verdict.decision == "verified" or verdict.selected:
-                continue
-            texts = [(p.domain or p.source or str(i), p.text) for i, p in enumerate(inst.passages)]
-            whole[label].append(shared_facts(inst.query, texts))
     ts = range(2, 10)
     print("| evidence | sets | " + " | ".join(f"t = {t}" for t in ts) + " |")
     print("|---|---|" + "---|" * len(ts))
@@ -83,41 +102,10 @@ def main() -> int:
         xs = np.array(counts)
         cells = " | ".join(f"{np.mean(xs >= t) * 100:.0f}%" for t in ts)
         print(f"| {label} | {len(xs)} | {cells} |")
-
     print("\n## 2. Passing verdicts whose S* spans two or more sources\n")
     print("| evidence | regime | sets | passed | S* on ≥ 2 sources | of them no shared fact |")
     print("|---|---|---|---|---|---|")
-    rows = [
-        ("shortqa", load_shortqa(seed=0), ("clean", "mixed", "full")),
-        ("gpe-k5", gpe(5, 200, 0), ("clean", "full")),
-        ("gpe-snip-k5", gpe_snippets(5, 200, 0), ("clean", "full")),
-        ("gpe-k10", gpe(10, 100, 0), ("clean", "full")),
-    ]
-    rows += [(name, ds, ("mixed", "full")) for name, ds in families]
-    for name, ds, regimes in rows:
-        for regime in regimes:
-            n = passed = several = unshared = wrong = wrong_unshared = 0
-            for inst in fit_sets(ds, regime):
-                n += 1
-                verdict = mirage.defend(inst.query, inst.passages)
-                if verdict.decision != "verified":
-                    continue
-                passed += 1
-                kept = [verdict.claims[i] for i in verdict.selected]
-                delivered = " ".join(c.text for c in kept)
-                is_wrong = regime == "mixed" and contains_answer(
-                    delivered, inst.incorrect, besides=inst.correct
-                )
-                wrong += is_wrong
-                if len({c.domain for c in kept}) < 2:
-                    continue
-                several += 1
-                if shared_facts(inst.query, [(c.domain, c.text) for c in kept]) == 0:
-                    unshared += 1
-                    wrong_unshared += is_wrong
-            note = f"; wrong answer delivered {wrong}, of them no shared fact {wrong_unshared}"
-            tail = note if regime == "mixed" else ""
-            print(f"| {name} | {regime} | {n} | {passed} | {several} | {unshared}{tail} |")
+    print("\n".join(rows))
     return 0
 
 
