@@ -39,6 +39,7 @@ __all__ = [
     "configured_corroboration",
     "corroborate",
     "selection_corroborates",
+    "stated_words",
 ]
 
 _BLOCK = 512  # rows of the cosine matrix computed at once (memory stays O(block · n))
@@ -56,7 +57,9 @@ def claim_facts(text: str) -> frozenset[str]:
 
 
 @lru_cache(maxsize=65_536)
-def _words(text: str) -> frozenset[str]:
+def stated_words(text: str) -> frozenset[str]:
+    """Every token of ``text``, lower-cased as :func:`claim_facts` reads them: a text states a
+    fact when the fact is among these."""
     return frozenset(t for t, _ in fact_tokens(text))
 
 
@@ -96,7 +99,7 @@ def _facts_stated(
     words as token ids of one vocabulary)."""
     vocab: dict[str, int] = {}
     facts = [[vocab.setdefault(t, len(vocab)) for t in claim_facts(c.text)] for c in claims]
-    words = [[vocab.setdefault(t, len(vocab)) for t in _words(c.text)] for c in claims]
+    words = [[vocab.setdefault(t, len(vocab)) for t in stated_words(c.text)] for c in claims]
     unit = (
         np.asarray([c.passage_index for c in claims], dtype=np.int64)
         if scope == "passage"

@@ -28,14 +28,9 @@ import numpy as np
 from benchmarks._pair_store import stored_models
 from benchmarks.scoreboard import biogen
 from mirage_core import Mirage, MirageConfig
-from mirage_core.corroboration import claim_facts
+from mirage_core.corroboration import claim_facts, stated_words
 from mirage_core.evaluation.calibrate import split_queries
 from mirage_core.evaluation.harness import claim_pollution
-from mirage_core.factcheck import fact_tokens
-
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(t for t, _ in fact_tokens(text))
 
 
 def paraphrase_pairs(claims, embedder, cos: float) -> tuple[np.ndarray, np.ndarray]:
@@ -48,7 +43,7 @@ def paraphrase_pairs(claims, embedder, cos: float) -> tuple[np.ndarray, np.ndarr
     hyp, prem = np.nonzero(close)
     covered = np.fromiter(
         (
-            claim_facts(claims[h].text) <= _words(claims[q].text)
+            claim_facts(claims[h].text) <= stated_words(claims[q].text)
             for h, q in zip(hyp, prem, strict=True)
         ),
         dtype=bool,

@@ -36,7 +36,7 @@ from benchmarks._pair_store import stored_models
 from benchmarks.scoreboard import gpe, gpe_longform
 from benchmarks.shortqa import load_shortqa
 from mirage_core import Mirage, MirageConfig
-from mirage_core.corroboration import _words, claim_facts, corroborate
+from mirage_core.corroboration import claim_facts, corroborate, stated_words
 from mirage_core.evaluation.calibrate import split_queries
 from mirage_core.evaluation.datasets import Dataset, Instance, load_dataset
 from mirage_core.evaluation.harness import claim_pollution
@@ -83,7 +83,7 @@ def passage_support(nli, instance: Instance, verdict: Verdict, claims: Sequence[
         for j, passage in enumerate(passages):
             if j == c.passage_index or group_of.get(j, passage.domain) == c.group:
                 continue
-            if facts <= _words(passage.text):
+            if facts <= stated_words(passage.text):
                 pairs.append((passage.text, c.text))
                 owners.append(i)
     if pairs:

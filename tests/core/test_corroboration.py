@@ -84,7 +84,7 @@ def test_passage_fact_scope_reads_the_facts_the_supporters_page_states():
 
 @pytest.mark.parametrize("scope", ["sentence", "passage"])
 def test_fact_coverage_is_the_subset_test_on_every_edge(scope):
-    from mirage_core.corroboration import _facts_stated, _words
+    from mirage_core.corroboration import _facts_stated, stated_words
 
     rng = np.random.default_rng(0)
     names = ["Paris", "Rome", "Eiffel", "1889", "1925", "March", "Otis", "the", "tower", "was"]
@@ -98,8 +98,10 @@ def test_fact_coverage_is_the_subset_test_on_every_edge(scope):
 
     def stated(p: int) -> frozenset[str]:
         if scope == "sentence":
-            return _words(texts[p])
-        return frozenset().union(*(_words(c.text) for c in claims if c.passage_index == p // 3))
+            return stated_words(texts[p])
+        return frozenset().union(
+            *(stated_words(c.text) for c in claims if c.passage_index == p // 3)
+        )
 
     expected = [claim_facts(texts[h]) <= stated(p) for p, h in zip(premise, hypothesis)]
     assert _facts_stated(claims, premise, hypothesis, scope).tolist() == expected
