@@ -63,6 +63,7 @@ __all__ = [
     "answer_conflicts",
     "answer_facts",
     "question_kinds",
+    "question_words",
     "relation_stems",
     "topic_context",
 ]
@@ -171,7 +172,9 @@ def relation_stems(query: str) -> set[str]:
     return stems(content_tokens(query)) - stems(frozenset(names))
 
 
-def _question_words(query: str) -> set[str]:
+def question_words(query: str) -> set[str]:
+    """``query``'s tokens and content stems: a fact among them names the question, not its
+    answer (:func:`answer_facts`)."""
     words = {t for t, _ in fact_tokens(query)}
     return words | stems(content_tokens(query))
 
@@ -316,7 +319,7 @@ def answer_conflicts(
         return []
     # a claim that restates the question only with its page's context (the verdict says so)
     via_context = {i: len(q & own[i]) / len(q) < min_share for i in on_question}
-    words = _question_words(query)
+    words = question_words(query)
     subject_of = relation_stems(query) if subjects else None
     facts = [answer_facts(claims[i].text, words, names, subject_of) for i in on_question]
     pages: dict[int, dict[str, set[str]]] = {}  # scope "passage": each page's facts

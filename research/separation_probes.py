@@ -41,7 +41,7 @@ from benchmarks._pair_store import stored_models
 from benchmarks.scoreboard import family_dataset, gpe, gpe_snippets
 from benchmarks.shortqa import load_shortqa
 from mirage_core import Mirage, MirageConfig
-from mirage_core.answer_conflict import _question_words, answer_facts, question_kinds
+from mirage_core.answer_conflict import answer_facts, question_kinds, question_words
 from mirage_core.claims import content_tokens, split_sentences
 from mirage_core.corroboration import claim_facts
 from mirage_core.evaluation.calibrate import split_queries
@@ -184,7 +184,7 @@ def answer_agreement(inst: Any, v: Any, share: float = 0.6) -> str:
         return "fallback"
     q, words, kinds = (
         stems(content_tokens(v.query)),
-        _question_words(v.query),
+        question_words(v.query),
         question_kinds(v.query),
     )
     # (fact, group) pairs: a fact two groups name is an agreement
