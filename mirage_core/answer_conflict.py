@@ -53,6 +53,7 @@ import numpy as np
 
 from mirage_core.claim_filter import is_question
 from mirage_core.claims import STOPWORDS, content_tokens
+from mirage_core.fact_forms import fold, scaled_facts, stated_forms
 from mirage_core.factcheck import FACT_KINDS, fact_tokens, leading_words, name_phrases
 from mirage_core.method_settings import AnswerConflictContext, AnswerTimes
 from mirage_core.relevance import stem, stems
@@ -172,11 +173,11 @@ def relation_stems(query: str) -> set[str]:
     return stems(content_tokens(query)) - stems(frozenset(names))
 
 
-def question_words(query: str) -> set[str]:
+def question_words(query: str, forms: str = "tokens") -> set[str]:
     """``query``'s tokens and content stems: a fact among them names the question, not its
-    answer (:func:`answer_facts`)."""
-    words = {t for t, _ in fact_tokens(query)}
-    return words | stems(content_tokens(query))
+    answer (:func:`answer_facts`); with ``forms="equivalent"`` folded as that reads facts."""
+    words = {t for t, _ in fact_tokens(query)} | stems(content_tokens(query))
+    return {fold(w) for w in words} if forms == "equivalent" else words
 
 
 def answer_facts(
@@ -184,29 +185,41 @@ def answer_facts(
     question_words: set[str],
     names: str = "word",
     subject_of: set[str] | None = None,
+    forms: str = "tokens",
 ) -> dict[str, frozenset[str]]:
     """The facts of each kind ``text`` names that ``question_words`` (the question's tokens and
     content stems) do not. ``names="last_word"``: a name is its last word outside the
     question ("New York Mets" → "mets"), not each of its words. ``subject_of``: stems of what
     the question asks (:func:`relation_stems`); a capitalized first word followed by one of
-    them is a name too (:func:`_subject`)."""
+    them is a name too (:func:`_subject`). ``forms="equivalent"``: each fact folded and a
+    number with a scale word as its value (:mod:`mirage_core.fact_forms`; ``question_words``
+    are then expected folded too)."""
     if names not in ("word", "last_word"):
         raise ValueError(f"names must be 'word' or 'last_word', got {names!r}")
+    equivalent = forms == "equivalent"
+    scaled = scaled_facts(text) if equivalent else {}
     found: dict[str, set[str]] = {}
     for token, kind in fact_tokens(text):
         if kind is None or (kind == "name" and names == "last_word"):
             continue
         token = _POSSESSIVE.sub("", token) or token
+        if equivalent:
+            token = fold(token)
+            token = scaled.get(token, token)
         if token in question_words or (kind == "name" and _not_a_name(token, question_words)):
             continue
         found.setdefault(kind, set()).add(token)
     if names == "last_word":
         for phrase in name_phrases(text):
             words = [_POSSESSIVE.sub("", t) or t for t in phrase]
+            if equivalent:
+                words = [fold(t) for t in words]
             kept = [t for t in words if not _not_a_name(t, question_words)]
             if kept:
                 found.setdefault("name", set()).add(kept[-1])
     subject = _subject(text, subject_of) if subject_of else None
+    if subject is not None and equivalent:
+        subject = fold(subject)
     if subject is not None and not _not_a_name(subject, question_words):
         found.setdefault("name", set()).add(subject)
     return {k: frozenset(v) for k, v in found.items()}
@@ -278,6 +291,7 @@ def answer_conflicts(
     names: str = "word",
     times: str = "number",
     subjects: bool = False,
+    forms: str = "tokens",
 ) -> list[AnswerConflict]:
     """Every pair of ``claims[indices]`` from different sources that holds at least
     ``min_share`` of ``query``'s content words each (one of its :func:`relation_stems` among
@@ -319,14 +333,19 @@ def answer_conflicts(
         return []
     # a claim that restates the question only with its page's context (the verdict says so)
     via_context = {i: len(q & own[i]) / len(q) < min_share for i in on_question}
-    words = question_words(query)
+    words = question_words(query, forms)
     subject_of = relation_stems(query) if subjects else None
-    facts = [answer_facts(claims[i].text, words, names, subject_of) for i in on_question]
+    facts = [answer_facts(claims[i].text, words, names, subject_of, forms) for i in on_question]
+    # every form each claim states (scope "claim"): a fact of one claim among the other's forms
+    # is a fact in common
+    stated = [stated_forms(claims[i].text) for i in on_question] if forms == "equivalent" else None
     pages: dict[int, dict[str, set[str]]] = {}  # scope "passage": each page's facts
     if scope == "passage":
         known = dict(zip(on_question, facts, strict=True))  # read once, not twice
         for i, c in enumerate(claims):
-            of_claim = known[i] if i in known else answer_facts(c.text, words, names, subject_of)
+            of_claim = (
+                known[i] if i in known else answer_facts(c.text, words, names, subject_of, forms)
+            )
             page = pages.setdefault(c.passage_index, {})
             for kind, found_here in of_claim.items():
                 page.setdefault(kind, set()).update(found_here)
@@ -360,6 +379,11 @@ def answer_conflicts(
             on_page = np.zeros((n, len(vocab)), dtype=np.int32)
             on_page[prows, pcols] = 1
             shared = names @ on_page.T + on_page @ names.T  # a claim's facts on the other's page
+        elif stated is not None:
+            also = names.copy()  # each claim's facts and the other forms it states of them
+            for r, forms_of in enumerate(stated):
+                also[r, [vocab[t] for t in forms_of if t in vocab]] = 1
+            shared = names @ also.T + also @ names.T
         else:
             shared = names @ names.T
         # both name a fact of this kind, and none in common: one matrix product, no pair loop

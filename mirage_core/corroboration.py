@@ -25,13 +25,14 @@ from mirage_core.adjacency import tokens_stated
 from mirage_core.claim_filter import is_question
 from mirage_core.claims import STOPWORDS
 from mirage_core.edited_copies import edited_copies
+from mirage_core.fact_forms import fold, scaled_facts, stated_forms
 from mirage_core.factcheck import fact_tokens
 from mirage_core.graph import ClaimGraph, SourcedGraph
 from mirage_core.types import Claim
 
 if TYPE_CHECKING:
     from mirage_core.config import MirageConfig
-    from mirage_core.method_settings import FactScope, ParaphraseVeto
+    from mirage_core.method_settings import FactForms, FactScope, ParaphraseVeto
 
 __all__ = [
     "Corroboration",
@@ -46,20 +47,27 @@ _BLOCK = 512  # rows of the cosine matrix computed at once (memory stays O(block
 
 
 @lru_cache(maxsize=65_536)
-def claim_facts(text: str) -> frozenset[str]:
+def claim_facts(text: str, forms: FactForms = "tokens") -> frozenset[str]:
     """The facts a sentence states: its numbers, months and names (capitalized words; the
-    first word too unless it is a stopword), lower-cased."""
+    first word too unless it is a stopword), lower-cased; with ``forms="equivalent"`` folded
+    (:func:`mirage_core.fact_forms.fold`) and a number with a scale word as its value."""
     facts = set()
     for i, (token, kind) in enumerate(fact_tokens(text)):
         if kind is not None or (i == 0 and token not in STOPWORDS and text[:1].isupper()):
             facts.add(token)
+    if forms == "equivalent":
+        scaled = scaled_facts(text)
+        facts = {scaled.get(fold(t), fold(t)) for t in facts}
     return frozenset(facts)
 
 
 @lru_cache(maxsize=65_536)
-def stated_words(text: str) -> frozenset[str]:
+def stated_words(text: str, forms: FactForms = "tokens") -> frozenset[str]:
     """Every token of ``text``, lower-cased as :func:`claim_facts` reads them: a text states a
-    fact when the fact is among these."""
+    fact when the fact is among these. With ``forms="equivalent"``, also every form
+    :func:`mirage_core.fact_forms.stated_forms` reads."""
+    if forms == "equivalent":
+        return stated_forms(text)
     return frozenset(t for t, _ in fact_tokens(text))
 
 
@@ -92,14 +100,18 @@ class Corroboration:
 
 
 def _facts_stated(
-    claims: Sequence[Claim], premise: np.ndarray, hypothesis: np.ndarray, scope: FactScope
+    claims: Sequence[Claim],
+    premise: np.ndarray,
+    hypothesis: np.ndarray,
+    scope: FactScope,
+    forms: FactForms = "tokens",
 ) -> np.ndarray:
     """Per edge: whether the premise's sentence (or with ``scope="passage"`` its passage)
     states every fact of the hypothesis (:func:`mirage_core.adjacency.tokens_stated`, facts and
-    words as token ids of one vocabulary)."""
+    words as token ids of one vocabulary), in the forms ``forms`` reads."""
     vocab: dict[str, int] = {}
-    facts = [[vocab.setdefault(t, len(vocab)) for t in claim_facts(c.text)] for c in claims]
-    words = [[vocab.setdefault(t, len(vocab)) for t in stated_words(c.text)] for c in claims]
+    facts = [[vocab.setdefault(t, len(vocab)) for t in claim_facts(c.text, forms)] for c in claims]
+    words = [[vocab.setdefault(t, len(vocab)) for t in stated_words(c.text, forms)] for c in claims]
     unit = (
         np.asarray([c.passage_index for c in claims], dtype=np.int64)
         if scope == "passage"
@@ -161,6 +173,7 @@ def corroborate(
     paraphrase_support: float | None = None,
     fact_coverage: bool = False,
     fact_scope: FactScope = "sentence",
+    fact_forms: FactForms = "tokens",
     questions_vouch: bool = True,
     restating: frozenset[str] | None = None,
     paraphrase_veto: ParaphraseVeto = "counted",
@@ -171,7 +184,8 @@ def corroborate(
     L2-normalized claim rows, with ``paraphrase_support``; ``paraphrase_veto``: which reading
     counts as one), each
     kept only if it states every fact of the claim when ``fact_coverage`` is set (in its own
-    sentence, or with ``fact_scope="passage"`` anywhere in its passage); with
+    sentence, or with ``fact_scope="passage"`` anywhere in its passage; ``fact_forms``: which
+    forms of a fact count, :mod:`mirage_core.fact_forms`); with
     ``questions_vouch=False`` no edge from or to a question counts, and with ``restating``
     (the query's content tokens) none from or to a claim that says nothing beyond them; with
     ``copy_overlap`` a supporter in nearly the claim's words counts only if it states every word
@@ -199,7 +213,7 @@ def corroborate(
         keep = ~(silent[premise] | silent[hypothesis])
         premise, hypothesis = premise[keep], hypothesis[keep]
     if fact_coverage and premise.size:
-        covers = _facts_stated(claims, premise, hypothesis, fact_scope)
+        covers = _facts_stated(claims, premise, hypothesis, fact_scope, fact_forms)
         premise, hypothesis = premise[covers], hypothesis[covers]
     if copy_overlap is not None and premise.size:
         keep = ~edited_copies(claims, premise, hypothesis, copy_overlap)
@@ -246,6 +260,7 @@ def configured_corroboration(
         paraphrase_support=m.paraphrase_support,
         fact_coverage=m.fact_coverage,
         fact_scope=m.fact_scope,
+        fact_forms=m.fact_forms,
         questions_vouch=m.questions_vouch,
         restating=None if m.restatements_vouch else query_tokens,
         paraphrase_veto=m.paraphrase_veto,

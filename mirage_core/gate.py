@@ -221,6 +221,7 @@ class AnswerSlot:
                 m.answer_names,
                 m.answer_times,
                 m.answer_subjects,
+                m.fact_forms,
             )
         )
         if not self.found:

@@ -25,6 +25,7 @@ __all__ = [
     "ContradictionScope",
     "ContradictionSymmetry",
     "CorroboratedOnly",
+    "FactForms",
     "FactScope",
     "Linkage",
     "MethodSettings",
@@ -50,6 +51,7 @@ AnswerConflictContext = Literal["claim", "lead+previous", "lead+previous stateme
 AnswerNames = Literal["word", "last_word"]
 AnswerTimes = Literal["number", "year"]
 FactScope = Literal["sentence", "passage"]
+FactForms = Literal["tokens", "equivalent"]
 CorroboratedOnly = Literal["none", "selection", "delivery"]
 ConflictScope = Literal["selected", "delivered"]
 UncorroboratedDelivery = Literal[
@@ -251,6 +253,11 @@ class MethodSettings:
     fact_scope: FactScope = "sentence"
     """Where fact coverage looks for the claim's facts: the supporting sentence, or the whole
     passage it comes from (a page that names its subject once and then says "the tower")."""
+    fact_forms: FactForms = "tokens"
+    """How fact coverage and the answer-slot rule compare facts: as the tokens written
+    (``"tokens"``), or also in their equivalent forms (``"equivalent"``,
+    :mod:`mirage_core.fact_forms`: accents, number words, scale words, percentages, units and
+    ISO dates read alike, so "3 km" states 3,000 metres and "García" is "Garcia")."""
     corroborated_only: CorroboratedOnly = "delivery"
     """Whether only corroborated claims are delivered (:mod:`mirage_core.corroboration`, with
     ``paraphrase_support`` and ``fact_coverage``), wherever the sources behind them (their own

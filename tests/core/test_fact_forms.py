@@ -1,0 +1,101 @@
+"""One fact written two ways: accents, number words, scale words, percentages, units, dates."""
+
+from __future__ import annotations
+
+import pytest
+
+from mirage_core import CallableNLI, Mirage, MirageConfig, Passage
+from mirage_core.answer_conflict import answer_conflicts
+from mirage_core.config import MethodSettings
+from mirage_core.corroboration import claim_facts, corroborate
+from mirage_core.fact_forms import fold, number_form, scaled_facts, stated_forms
+from tests.core.test_answer_conflict import QUERY, _claim
+from tests.conftest import entail_all
+from tests.core.test_corroboration import _claims, _sourced
+
+
+def test_fold_drops_accents_and_trailing_decimal_zeros():
+    assert fold("márquez") == "marquez"
+    assert fold("zoë") == "zoe"
+    assert fold("3.50") == "3.5"
+    assert fold("3.0") == "3"
+    assert fold("1889") == "1889"
+    assert fold("40%") == "40%"
+    assert number_form(1_500_000.0) == "1500000"
+    assert number_form(3.1) == "3.1"
+
+
+@pytest.mark.parametrize(
+    ("text", "states"),
+    [
+        ("It is 3 km away.", {"3000", "3"}),
+        ("It is 3,000 metres away.", {"3"}),
+        ("Everest is 8,849 m high.", {"29032"}),  # feet, rounded
+        ("The summit is 29,032 feet up.", {"8849"}),  # metres, rounded
+        ("They had twenty-five cows and two dogs.", {"25", "2"}),
+        ("It drew 1.5 million visitors.", {"1500000"}),
+        ("A $28m deal.", {"28000000"}),
+        ("Turnout was 40 percent.", {"40%"}),
+        ("Turnout was 40%.", {"40"}),
+        ("Landed on 1969-07-20.", {"july"}),
+        ("Gabriel García Márquez wrote it.", {"garcia", "marquez"}),
+        ("It was 100 °F outside.", {"38"}),
+    ],
+)
+def test_a_text_states_its_facts_in_their_other_forms(text, states):
+    assert states <= stated_forms(text)
+
+
+def test_forms_are_added_never_made_of_plain_words():
+    assert "2" not in claim_facts("They have two dogs.", "equivalent")
+    assert "m" not in scaled_facts("It is 5 m tall.")  # metres, not millions
+    assert scaled_facts("It is 5 m tall.") == {}
+    # a number in a text states itself in every reading
+    assert {"5", "330"} <= stated_forms("5 ships, 330 crew")
+
+
+def test_claim_facts_read_scaled_numbers_as_their_value():
+    assert claim_facts("It drew 1.5 million visitors.", "equivalent") == {"1500000"}
+    assert claim_facts("It drew 1,500,000 visitors.", "equivalent") == {"1500000"}
+    assert claim_facts("It drew 1.5 million visitors.") == {"1.5"}
+
+
+def test_fact_coverage_reads_a_fact_in_another_form_as_stated():
+    claims = _claims([
+        ("The trail runs 3 km along the river to Márquez Bridge.", "a"),
+        ("The trail runs 3,000 metres along the river to Marquez Bridge.", "b"),
+        ("The trail runs 4,000 metres along the river to Marquez Bridge.", "c"),
+    ])  # fmt: skip
+    sourced = _sourced(claims, [0, 0], [1, 2])  # a sloppy model: every pair supports
+    tokens = corroborate(claims, sourced, fact_coverage=True)
+    forms = corroborate(claims, sourced, fact_coverage=True, fact_forms="equivalent")
+    assert tokens.counts.tolist() == [0, 0, 0]  # "3" / "3000" and "Márquez" / "Marquez" differ
+    assert forms.counts[0] == 1 and forms.supporters[0] == (1,)  # 3 km = 3,000 metres
+    assert forms.counts[1] == 1  # and the other way round
+    assert forms.counts[2] == 0  # 4,000 metres is not 3 km in any form
+
+
+def test_the_answer_slot_reads_one_height_in_two_units_as_one_answer():
+    claims = [
+        _claim(0, "The Eiffel Tower in Paris is 330 metres tall."),
+        _claim(1, "The Eiffel Tower in Paris is 1,083 feet tall."),
+        _claim(2, "The Eiffel Tower in Paris is 410 metres tall."),
+    ]
+    tokens = answer_conflicts(QUERY, claims, [0, 1, 2], min_share=0.6)
+    forms = answer_conflicts(QUERY, claims, [0, 1, 2], min_share=0.6, forms="equivalent")
+    assert [(c.left, c.right) for c in tokens] == [(0, 1), (0, 2), (1, 2)]
+    assert [(c.left, c.right) for c in forms] == [(0, 2), (1, 2)]  # 410 m stays a conflict
+
+
+def test_the_setting_is_validated_and_reaches_the_gate():
+    with pytest.raises(ValueError, match="fact_forms"):
+        MethodSettings(fact_forms="loose")
+    passages = [
+        Passage("The Eiffel Tower in Paris is 330 metres tall.", domain="a.example"),
+        Passage("The Eiffel Tower in Paris is 1,083 feet tall.", domain="b.example"),
+    ]
+    config = MirageConfig(independence="none", coordination="none", answer_conflict=0.6)
+    tokens = Mirage(config, nli=CallableNLI(entail_all)).defend(QUERY, passages)
+    assert tokens.decision == "fallback" and "330 vs 1083" in tokens.reason
+    forms = config.replace(method=MethodSettings(fact_forms="equivalent"))
+    assert Mirage(forms, nli=CallableNLI(entail_all)).defend(QUERY, passages).passed
