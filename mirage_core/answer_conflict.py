@@ -53,7 +53,7 @@ import numpy as np
 
 from mirage_core.claim_filter import is_question
 from mirage_core.claims import STOPWORDS, content_tokens
-from mirage_core.fact_forms import fold, scaled_facts, stated_forms
+from mirage_core.fact_forms import added_forms, fold, scaled_facts
 from mirage_core.factcheck import FACT_KINDS, fact_tokens, leading_words, name_phrases
 from mirage_core.method_settings import AnswerConflictContext, AnswerTimes
 from mirage_core.relevance import stem, stems
@@ -336,9 +336,10 @@ def answer_conflicts(
     words = question_words(query, forms)
     subject_of = relation_stems(query) if subjects else None
     facts = [answer_facts(claims[i].text, words, names, subject_of, forms) for i in on_question]
-    # every form each claim states (scope "claim"): a fact of one claim among the other's forms
-    # is a fact in common
-    stated = [stated_forms(claims[i].text) for i in on_question] if forms == "equivalent" else None
+    # the forms each claim states its facts in beyond its tokens ("330 metres": 1083 feet): a
+    # fact of one claim among the other's is a fact in common (its plain words are not: a
+    # fact is a fact of both only when both name it)
+    stated = [added_forms(claims[i].text) for i in on_question] if forms == "equivalent" else None
     pages: dict[int, dict[str, set[str]]] = {}  # scope "passage": each page's facts
     if scope == "passage":
         known = dict(zip(on_question, facts, strict=True))  # read once, not twice

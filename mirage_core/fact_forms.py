@@ -29,7 +29,7 @@ from functools import lru_cache
 
 from mirage_core.factcheck import fact_tokens
 
-__all__ = ["FACT_FORMS", "fold", "number_form", "scaled_facts", "stated_forms"]
+__all__ = ["FACT_FORMS", "added_forms", "fold", "number_form", "scaled_facts", "stated_forms"]
 
 #: The values of ``MethodSettings.fact_forms``.
 FACT_FORMS: tuple[str, ...] = ("tokens", "equivalent")
@@ -145,12 +145,11 @@ def _degree_forms(value: float, scale: str) -> set[str]:
 
 
 @lru_cache(maxsize=65_536)
-def stated_forms(text: str) -> frozenset[str]:
-    """What ``text`` states, read in every form above: its tokens folded, and the values its
-    scale words, number words, percentages, measures and ISO dates give."""
-    out = {fold(t) for t, _ in fact_tokens(text)}
+def added_forms(text: str) -> frozenset[str]:
+    """The forms ``text`` states beyond its own tokens: the values its scale words, number
+    words, percentages, measures and ISO dates give ("3 km" → 3000, 300000, …; "two" → 2)."""
+    out: set[str] = set(scaled_facts(text).values())
     low = text.lower()
-    out.update(scaled_facts(text).values())
     for m in _NUMBER_WORD.finditer(low):
         if m.group("word"):
             out.add(str(_WORD_VALUE[m.group("word")]))
@@ -168,3 +167,10 @@ def stated_forms(text: str) -> frozenset[str]:
     for m in _ISO_DATE.finditer(low):
         out.add(_MONTHS[int(m.group("month")) - 1])
     return frozenset(out)
+
+
+@lru_cache(maxsize=65_536)
+def stated_forms(text: str) -> frozenset[str]:
+    """What ``text`` states, read in every form above: its tokens folded (:func:`fold`) and
+    :func:`added_forms`."""
+    return frozenset({fold(t) for t, _ in fact_tokens(text)} | added_forms(text))

@@ -8,9 +8,9 @@ from mirage_core import CallableNLI, Mirage, MirageConfig, Passage
 from mirage_core.answer_conflict import answer_conflicts
 from mirage_core.config import MethodSettings
 from mirage_core.corroboration import claim_facts, corroborate
-from mirage_core.fact_forms import fold, number_form, scaled_facts, stated_forms
-from tests.core.test_answer_conflict import QUERY, _claim
+from mirage_core.fact_forms import added_forms, fold, number_form, scaled_facts, stated_forms
 from tests.conftest import entail_all
+from tests.core.test_answer_conflict import QUERY, _claim
 from tests.core.test_corroboration import _claims, _sourced
 
 
@@ -99,3 +99,18 @@ def test_the_setting_is_validated_and_reaches_the_gate():
     assert tokens.decision == "fallback" and "330 vs 1083" in tokens.reason
     forms = config.replace(method=MethodSettings(fact_forms="equivalent"))
     assert Mirage(forms, nli=CallableNLI(entail_all)).defend(QUERY, passages).passed
+
+
+def test_a_plain_word_of_the_other_claim_is_no_fact_in_common():
+    query = "Where were the 1936 Summer Olympics held?"
+    claims = [
+        _claim(0, "The 1936 Summer Olympics were held in Munich, where the games drew crowds."),
+        _claim(
+            1, "The 1936 Summer Olympics were held in Berlin, filmed by Leni Riefenstahl Games."
+        ),
+    ]
+    for forms in ("tokens", "equivalent"):  # "games" is a word of claim 0, a name of claim 1
+        found = answer_conflicts(query, claims, [0, 1], min_share=0.6, forms=forms)
+        assert [(c.left, c.right, c.kind) for c in found] == [(0, 1, "name")]
+    assert added_forms("the games drew crowds") == frozenset()
+    assert added_forms("It is 330 metres tall.") >= {"1083", "33000"}
