@@ -253,7 +253,7 @@ class MethodSettings:
     fact_scope: FactScope = "sentence"
     """Where fact coverage looks for the claim's facts: the supporting sentence, or the whole
     passage it comes from (a page that names its subject once and then says "the tower")."""
-    fact_forms: FactForms = "tokens"
+    fact_forms: FactForms = "equivalent"
     """How fact coverage and the answer-slot rule compare facts: as the tokens written
     (``"tokens"``), or also in their equivalent forms (``"equivalent"``,
     :mod:`mirage_core.fact_forms`: accents, number words, scale words, percentages, units and

@@ -95,10 +95,11 @@ def test_the_setting_is_validated_and_reaches_the_gate():
         Passage("The Eiffel Tower in Paris is 1,083 feet tall.", domain="b.example"),
     ]
     config = MirageConfig(independence="none", coordination="none", answer_conflict=0.6)
-    tokens = Mirage(config, nli=CallableNLI(entail_all)).defend(QUERY, passages)
+    written = config.replace(method=MethodSettings(fact_forms="tokens"))
+    tokens = Mirage(written, nli=CallableNLI(entail_all)).defend(QUERY, passages)
     assert tokens.decision == "fallback" and "330 vs 1083" in tokens.reason
-    forms = config.replace(method=MethodSettings(fact_forms="equivalent"))
-    assert Mirage(forms, nli=CallableNLI(entail_all)).defend(QUERY, passages).passed
+    assert config.method.fact_forms == "equivalent"  # the default reads one height
+    assert Mirage(config, nli=CallableNLI(entail_all)).defend(QUERY, passages).passed
 
 
 def test_a_plain_word_of_the_other_claim_is_no_fact_in_common():
