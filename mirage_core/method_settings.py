@@ -299,6 +299,9 @@ class MethodSettings:
     (what they would have corroborated goes uncounted). 0.72× the pairs at k = 20. A request
     for an account reads every pair (``request_overrides``): its claims corroborate each other
     on facts the query does not name."""
+    pair_min_relevance: float = field(default=0.0, metadata=rule("unit"))
+    """With ``pair_relevant_only``: the query relevance a pair's less relevant claim must
+    exceed to be read (0: any word of the query)."""
     partner_ranking: PartnerRanking = "overlap"
     """How a claim ranks its candidate partners for the pair budget: token overlap, or the
     cosine of the claims' embeddings (loads the embedder)."""

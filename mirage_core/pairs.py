@@ -184,7 +184,8 @@ def build_pairs(
     if m.pair_relevant_only and evidence.relevance is not None and len(pairs):
         # a pair weighs in r_contr by its less relevant claim: at 0 it can never decide a verdict
         rel = evidence.relevance
-        pairs = pairs.take(np.flatnonzero(np.minimum(rel[pairs.left], rel[pairs.right]) > 0))
+        weight = np.minimum(rel[pairs.left], rel[pairs.right])
+        pairs = pairs.take(np.flatnonzero(weight > m.pair_min_relevance))
     exempt = None
     if m.paraphrase_budget == "exempt" and vectors is not None and len(pairs):
         # every close pair, lexical or added, is read: paraphrase support vouches with these
