@@ -204,6 +204,29 @@ def test_pair_relevant_only_sends_no_pair_with_a_claim_off_the_query(recording_n
     assert [(p, h) for p, h in seen if "painters" in p and "painters" in h]
 
 
+def test_pair_min_relevance_reads_only_pairs_that_bear_on_more_of_the_query(recording_nli):
+    """A pair is read only when its less relevant claim weighs more than the floor: "Tyne"
+    alone (one of three query words, relevance 2/3) passes 0.5 but not 0.7."""
+    seen = recording_nli.seen
+    query = "When did the Tyne bridge open?"
+    texts = [
+        "The Tyne bridge opened in 1928. Crowds lined the Tyne that day in their thousands.",
+        "The Tyne bridge opened in 1928 to traffic. Crowds lined the Tyne banks in the sun.",
+    ]
+    passages = [Passage(t, source=f"https://site{i}.example/a") for i, t in enumerate(texts)]
+    config = MirageConfig(coordination="none", partners_per_claim=None)
+    read = {}
+    for floor in (0.0, 0.5, 0.7):
+        seen.clear()
+        method = config.method.replace(pair_min_relevance=floor)
+        Mirage(config.replace(method=method), nli=recording_nli).defend(query, passages)
+        read[floor] = {(p, h) for p, h in seen}
+    crowds = {(p, h) for p, h in read[0.0] if "Crowds" in p or "Crowds" in h}
+    assert crowds and crowds <= read[0.5]  # "Tyne" is one word of three: 2/3 > 0.5
+    assert not {(p, h) for p, h in read[0.7] if "Crowds" in p or "Crowds" in h}
+    assert read[0.7]  # the pairs of the two answer sentences are still read
+
+
 def test_exempt_pairs_are_kept_beyond_each_claims_partners(two_per_source):
     pairs = candidate_pairs(two_per_source, tau=0.2)
     one_each = pair_set(apply_budget(pairs, two_per_source, partners_per_claim=1, max_pairs=None))
