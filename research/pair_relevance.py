@@ -9,14 +9,15 @@ claims come from pages further from the query, so pairs per claim grow with k (Ã
 k = 5 to 20, against claims Ã—5.3 on ``benchmarks/perf_engine.py``'s queries). These
 candidates read only the pairs whose less relevant claim weighs more than a floor.
 
-Candidates (declared before they ran): ``pairs-relevance-0.25`` and ``pairs-relevance-0.5``
-(``pair_min_relevance``; requests keep every pair). Rule:
+Candidates (declared before they ran): ``pairs-relevance-quarter`` (0.25) and
+``pairs-relevance-half`` (0.5) (``pair_min_relevance``; requests keep every pair; named
+without a dot, since a run's file takes the name of its config's file). Rule:
 :data:`research.relevant_pairs.NO_LOSS_FEWER_PAIRS` against the committed scoreboard, fit
 split: nothing lost of any kind, and the larger share of NLI pairs saved at k = 20 wins.
 
     python -m research.pair_relevance write
     bash research/run_full_round.sh research/results/pair-relevance \\
-        research/candidates/pairs-relevance-0.25.json research/candidates/pairs-relevance-0.5.json
+        research/candidates/pairs-relevance-quarter.json research/candidates/pairs-relevance-half.json
     python -m research.pair_relevance report research/results/pair-relevance/*.json
 """
 
@@ -29,8 +30,8 @@ from research.candidate_cli import candidates_main, choose
 from research.relevant_pairs import NO_LOSS_FEWER_PAIRS, fewer_pairs
 
 CANDIDATES: dict[str, dict[str, Any]] = {
-    "pairs-relevance-0.25": {"method": {"pair_min_relevance": 0.25}},
-    "pairs-relevance-0.5": {"method": {"pair_min_relevance": 0.5}},
+    "pairs-relevance-quarter": {"method": {"pair_min_relevance": 0.25}},
+    "pairs-relevance-half": {"method": {"pair_min_relevance": 0.5}},
 }
 
 
