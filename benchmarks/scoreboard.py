@@ -378,6 +378,16 @@ def dataset_loaders(
 PRAG_SETS = ("poisonedrag-nq", "poisonedrag-hotpotqa")
 
 
+def output_paths(prefix: str) -> tuple[Path, Path]:
+    """The Markdown and JSON files of the output prefix ``prefix``: its suffix is appended, not
+    swapped, so "pairs-relevance-0.25" and "pairs-relevance-0.5" name two runs; a prefix
+    already ending in ``.md`` or ``.json`` names the pair of files it belongs to."""
+    path = Path(prefix)
+    if path.suffix in (".md", ".json"):
+        path = path.with_suffix("")
+    return Path(f"{path}.md"), Path(f"{path}.json")
+
+
 def family_dataset(base: str, family: str) -> str:
     """The dataset name of one attack family of a PoisonedRAG set (``gpt4``: the set itself)."""
     return base if family == "gpt4" else f"{base}:{family}"
@@ -942,9 +952,9 @@ def main(argv: list[str] | None = None) -> int:
         "queries per split: " + "; ".join(f"{k} {v['fit']}/{v['report']}" for k, v in n_q.items())
     )
     print(f"NLI pairs: {nli.misses} scored, {nli.hits} read from the pair store; {wall:.0f} s")
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.with_suffix(".md").write_text(
+    md_path, json_path = output_paths(args.out)
+    md_path.parent.mkdir(parents=True, exist_ok=True)
+    md_path.write_text(
         "# mirage scoreboard\n\n"
         f"`python -m benchmarks.scoreboard {' '.join(argv if argv is not None else sys.argv[1:])}`\n\n"
         f"default = `MirageConfig()`{' from ' + args.config if args.config else ''}; "
@@ -956,7 +966,7 @@ def main(argv: list[str] | None = None) -> int:
         + "; ".join(f"{k} {v['fit']}/{v['report']}" for k, v in n_q.items())
         + "\n"
     )
-    out.with_suffix(".json").write_text(
+    json_path.write_text(
         json.dumps(
             {
                 "config": config.to_dict(),
@@ -977,7 +987,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         + "\n"
     )
-    print(f"wrote {out.with_suffix('.md')} and {out.with_suffix('.json')}")
+    print(f"wrote {md_path} and {json_path}")
     return 0
 
 

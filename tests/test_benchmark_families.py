@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from benchmarks.families import (
     RULE_2026_12_02,
     RULES,
@@ -172,3 +174,12 @@ def test_the_2026_12_04_rule_asks_for_blocking_and_counts_missing_figures():
     unmeasured = cand("unmeasured", {"x": (0.6, 0.1)})
     assert floors_missed(unmeasured, RULE_2026_12_02) == ()
     assert len(floors_missed(unmeasured, RULE_2026_12_04, ["x"])) == 4
+
+
+def test_an_output_prefix_with_a_dot_names_its_own_files():
+    from benchmarks.scoreboard import output_paths
+
+    quarter, half = output_paths("runs/pairs-0.25"), output_paths("runs/pairs-0.5")
+    assert quarter == (Path("runs/pairs-0.25.md"), Path("runs/pairs-0.25.json"))
+    assert quarter[1] != half[1]
+    assert output_paths("runs/board.json") == output_paths("runs/board")
