@@ -25,7 +25,7 @@ from mirage_core.adjacency import tokens_stated
 from mirage_core.claim_filter import is_question
 from mirage_core.claims import STOPWORDS
 from mirage_core.edited_copies import edited_copies
-from mirage_core.fact_forms import fact_form, stated_forms
+from mirage_core.fact_forms import fold, scaled_facts, stated_forms
 from mirage_core.factcheck import fact_tokens
 from mirage_core.graph import ClaimGraph, SourcedGraph
 from mirage_core.types import Claim
@@ -49,14 +49,15 @@ _BLOCK = 512  # rows of the cosine matrix computed at once (memory stays O(block
 @lru_cache(maxsize=65_536)
 def claim_facts(text: str, forms: FactForms = "tokens") -> frozenset[str]:
     """The facts a sentence states: its numbers, months and names (capitalized words; the
-    first word too unless it is a stopword), lower-cased; with ``forms="equivalent"`` each in
-    the form :func:`mirage_core.fact_forms.fact_form` compares it in."""
+    first word too unless it is a stopword), lower-cased; with ``forms="equivalent"`` folded
+    (:func:`mirage_core.fact_forms.fold`) and a number with a scale word as its value."""
     facts = set()
     for i, (token, kind) in enumerate(fact_tokens(text)):
         if kind is not None or (i == 0 and token not in STOPWORDS and text[:1].isupper()):
             facts.add(token)
     if forms == "equivalent":
-        facts = {fact_form(t, text) for t in facts}
+        scaled = scaled_facts(text)
+        facts = {scaled.get(fold(t), fold(t)) for t in facts}
     return frozenset(facts)
 
 

@@ -15,11 +15,7 @@ Marquez". With ``MethodSettings.fact_forms="equivalent"`` they read these forms 
 - a measure in the other units of its kind: "3 km" states 3000 (metres) and 300000
   (centimetres); across metric and imperial units the converted value is rounded (to a whole
   number from 100 up, else to one decimal), so "8,849 m" states 29032 (feet);
-- an ISO date's month: "1969-07-20" states July;
-- a number given as approximate ("c. 500", "about 1,100 feet") is a fact of its own,
-  "~500" (:func:`approximate_facts`), and every number states itself rounded to one, two and
-  three significant figures as such a fact: "505" states ~500 and ~510, so "c. 500" and "505"
-  agree, while a plain "500" still needs a source that states 500.
+- an ISO date's month: "1969-07-20" states July.
 
 Forms are only ever *added* to what a text states (:func:`stated_forms`), so the reading
 vouches for more and calls fewer conflicts; it never makes a fact of a word that was none.
@@ -27,23 +23,13 @@ vouches for more and calls fewer conflicts; it never makes a fact of a word that
 
 from __future__ import annotations
 
-import math
 import re
 import unicodedata
 from functools import lru_cache
 
 from mirage_core.factcheck import fact_tokens
 
-__all__ = [
-    "FACT_FORMS",
-    "added_forms",
-    "approximate_facts",
-    "fact_form",
-    "fold",
-    "number_form",
-    "scaled_facts",
-    "stated_forms",
-]
+__all__ = ["FACT_FORMS", "added_forms", "fold", "number_form", "scaled_facts", "stated_forms"]
 
 #: The values of ``MethodSettings.fact_forms``.
 FACT_FORMS: tuple[str, ...] = ("tokens", "equivalent")
@@ -62,10 +48,6 @@ _NUMERAL = r"\d+(?:,\d{3})*(?:\.\d+)?"
 _SCALED = re.compile(
     rf"(?P<num>{_NUMERAL})\s*(?P<scale>thousand|million|billion|trillion|bn)\b"
     rf"|[$£€](?P<cur>{_NUMERAL})m\b"
-)
-_APPROXIMATE = re.compile(
-    rf"(?:\bc\.|\bca\.|\bcirca|\babout|\baround|\bapproximately|\broughly|\bnearly"
-    rf"|\balmost|\bestimated|~)\s*[$£€]?(?P<num>{_NUMERAL})"
 )
 _PERCENT_WORDS = re.compile(rf"(?P<num>{_NUMERAL})\s*(?:percent|per cent)\b")
 _PERCENT_SIGN = re.compile(rf"(?P<num>{_NUMERAL})%")
@@ -139,41 +121,6 @@ def scaled_facts(text: str) -> dict[str, str]:
     return out
 
 
-@lru_cache(maxsize=65_536)
-def approximate_facts(text: str) -> frozenset[str]:
-    """The number tokens of ``text`` (folded) given as approximate: "c. 500", "about 1,100
-    feet", "roughly $3 million" (its numeral, "3")."""
-    return frozenset(
-        fold(m.group("num").replace(",", "")) for m in _APPROXIMATE.finditer(text.lower())
-    )
-
-
-def fact_form(token: str, text: str) -> str:
-    """The form one fact token of ``text`` is compared in: folded, a number with a scale word
-    as its value, and an approximate number marked as such ("c. 500" → "~500")."""
-    folded = fold(token)
-    value = scaled_facts(text).get(folded, folded)
-    return approximate_form(value) if folded in approximate_facts(text) else value
-
-
-def approximate_form(value: str) -> str:
-    """The fact an approximate number ``value`` (a folded number token) is: ``"~" + value``."""
-    return "~" + value
-
-
-def _rounded_forms(value: float) -> set[str]:
-    """``value`` as an approximate fact, itself and rounded half up to one, two and three
-    significant figures: 505 → ~505, ~500, ~510."""
-    out = {approximate_form(number_form(value))}
-    if value <= 0 or not math.isfinite(value):
-        return out
-    magnitude = math.floor(math.log10(value))
-    for figures in (1, 2, 3):
-        step = 10.0 ** (magnitude - figures + 1)
-        out.add(approximate_form(number_form(round(math.floor(value / step + 0.5) * step, 6))))
-    return out
-
-
 def _measure_forms(value: float, unit: str) -> set[str]:
     kind, system, size = _UNIT_SIZES[unit]
     base = value * size
@@ -219,12 +166,6 @@ def added_forms(text: str) -> frozenset[str]:
         out.update(_degree_forms(float(m.group("num").replace(",", "")), m.group("scale")))
     for m in _ISO_DATE.finditer(low):
         out.add(_MONTHS[int(m.group("month")) - 1])
-    numbers = {t for t, kind in fact_tokens(text) if kind == "number" and not t.endswith("%")}
-    for number in numbers | set(scaled_facts(text).values()):
-        try:
-            out.update(_rounded_forms(float(number)))
-        except ValueError:  # "1.2.3": no single value
-            continue
     return frozenset(out)
 
 

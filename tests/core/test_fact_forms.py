@@ -8,14 +8,7 @@ from mirage_core import CallableNLI, Mirage, MirageConfig, Passage
 from mirage_core.answer_conflict import answer_conflicts
 from mirage_core.config import MethodSettings
 from mirage_core.corroboration import claim_facts, corroborate
-from mirage_core.fact_forms import (
-    added_forms,
-    approximate_facts,
-    fold,
-    number_form,
-    scaled_facts,
-    stated_forms,
-)
+from mirage_core.fact_forms import added_forms, fold, number_form, scaled_facts, stated_forms
 from tests.conftest import entail_all
 from tests.core.test_answer_conflict import QUERY, _claim
 from tests.core.test_corroboration import _claims, _sourced
@@ -122,26 +115,3 @@ def test_a_plain_word_of_the_other_claim_is_no_fact_in_common():
         assert [(c.left, c.right, c.kind) for c in found] == [(0, 1, "name")]
     assert added_forms("the games drew crowds") == frozenset()
     assert added_forms("It is 330 metres tall.") >= {"1083", "33000"}
-
-
-def test_an_approximate_number_agrees_with_the_numbers_it_rounds():
-    assert approximate_facts("Built c. 500 AD, about 1,100 feet tall.") == {"500", "1100"}
-    assert {"~500", "~510", "~505"} <= added_forms("It was built in 505.")
-    claims = _claims([
-        ("The abbey was built c. 500 by monks from Iona.", "a"),
-        ("The abbey was built in 505 by monks from Iona.", "b"),
-        ("The abbey was built in 500 by monks from Iona.", "c"),
-    ])  # fmt: skip
-    sourced = _sourced(claims, [0, 1], [1, 2])  # a sloppy model: every pair supports
-    forms = corroborate(claims, sourced, fact_coverage=True, fact_forms="equivalent")
-    assert forms.supporters[0] == (1,)  # 505 is "c. 500"
-    assert forms.counts[2] == 0  # but not exactly 500: a perturbed number is not vouched for
-    query = "When was the abbey built?"
-    slot = [_claim(i, c.text) for i, c in enumerate(claims)]
-    found = answer_conflicts(query, slot, [0, 1, 2], min_share=0.6, forms="equivalent")
-    assert [(c.left, c.right) for c in found] == [(1, 2)]  # 505 vs 500; c. 500 agrees with both
-    far = [
-        _claim(0, "The abbey was built c. 500 by monks."),
-        _claim(1, "The abbey was built in 1120 by monks."),
-    ]
-    assert answer_conflicts(query, far, [0, 1], min_share=0.6, forms="equivalent")
