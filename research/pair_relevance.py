@@ -23,11 +23,9 @@ split: nothing lost of any kind, and the larger share of NLI pairs saved at k = 
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
-from research.candidate_cli import candidates_main, choose
-from research.relevant_pairs import NO_LOSS_FEWER_PAIRS, fewer_pairs
+from research.relevant_pairs import fewer_pairs_round
 
 CANDIDATES: dict[str, dict[str, Any]] = {
     "pairs-relevance-quarter": {"method": {"pair_min_relevance": 0.25}},
@@ -36,11 +34,7 @@ CANDIDATES: dict[str, dict[str, Any]] = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    def report(runs: dict[str, dict[str, Any]]) -> list[str]:
-        title = f"rule NO_LOSS_FEWER_PAIRS ({NO_LOSS_FEWER_PAIRS['declared']}), fit split"
-        return choose(title, list(CANDIDATES), runs, fewer_pairs)
-
-    return candidates_main(argv if argv is not None else sys.argv[1:], __doc__, CANDIDATES, report)
+    return fewer_pairs_round(argv, __doc__, CANDIDATES)
 
 
 if __name__ == "__main__":

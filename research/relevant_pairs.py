@@ -94,12 +94,21 @@ def fewer_pairs(run: dict[str, Any], default: dict[str, Any]) -> Judgement:
     return shown, losses, 1.0 - after / max(before, 1e-9)
 
 
-def main(argv: list[str] | None = None) -> int:
+def fewer_pairs_round(
+    argv: list[str] | None, doc: str | None, candidates: dict[str, dict[str, Any]]
+) -> int:
+    """The command line of a round judged by :data:`NO_LOSS_FEWER_PAIRS` against the committed
+    scoreboard (``write`` / ``report``)."""
+
     def report(runs: dict[str, dict[str, Any]]) -> list[str]:
         title = f"rule NO_LOSS_FEWER_PAIRS ({NO_LOSS_FEWER_PAIRS['declared']}), fit split"
-        return choose(title, list(CANDIDATES), runs, fewer_pairs)
+        return choose(title, list(candidates), runs, fewer_pairs)
 
-    return candidates_main(argv if argv is not None else sys.argv[1:], __doc__, CANDIDATES, report)
+    return candidates_main(argv if argv is not None else sys.argv[1:], doc, candidates, report)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return fewer_pairs_round(argv, __doc__, CANDIDATES)
 
 
 if __name__ == "__main__":
