@@ -23,6 +23,7 @@ vouches for more and calls fewer conflicts; it never makes a fact of a word that
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from functools import lru_cache
@@ -100,6 +101,8 @@ def fold(token: str) -> str:
 def number_form(value: float) -> str:
     """``value`` written as :func:`fold` writes a number token: 1500000.0 → "1500000",
     3.10 → "3.1"."""
+    if not math.isfinite(value):  # a numeral of hundreds of digits
+        return str(value)
     if value == int(value) and abs(value) < 1e15:
         return str(int(value))
     return f"{value:.6f}".rstrip("0").rstrip(".")
@@ -124,7 +127,9 @@ def scaled_facts(text: str) -> dict[str, str]:
 def _measure_forms(value: float, unit: str) -> set[str]:
     kind, system, size = _UNIT_SIZES[unit]
     base = value * size
-    out = set()
+    out: set[str] = set()
+    if not math.isfinite(base):
+        return out
     for other_kind, other_system, other_size in set(_UNIT_SIZES.values()):
         if other_kind != kind:
             continue
@@ -141,6 +146,8 @@ def _measure_forms(value: float, unit: str) -> set[str]:
 
 def _degree_forms(value: float, scale: str) -> set[str]:
     other = value * 9 / 5 + 32 if scale.startswith("c") else (value - 32) * 5 / 9
+    if not math.isfinite(other):
+        return set()
     return {number_form(round(other)), number_form(round(other, 1))}
 
 

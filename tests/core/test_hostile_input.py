@@ -243,3 +243,16 @@ def test_the_callers_passages_are_never_changed(engine):
 def test_no_nan_reaches_a_verdict(engine):
     v = engine.defend(QUERY, [*PARIS, Passage("", source="https://e.example/")])
     assert not any(isinstance(x, float) and math.isnan(x) for x in v.scores)
+
+
+@pytest.mark.parametrize(
+    "numeral", ["9" * 400 + " km", "9" * 400 + " million", "$" + "9" * 400 + "m", "9" * 400 + "%"]
+)
+def test_a_numeral_too_large_for_a_float_reads_as_a_fact(engine, numeral):
+    """Equivalent fact forms read a number's value; one of hundreds of digits overflows a float
+    and stays a fact token, with no unit or scale form and no error."""
+    text = f"The Eiffel Tower in Paris was completed in 1889 and is {numeral} from the Seine."
+    passages = [*PARIS, Passage(text, source="https://giant.example/")]
+    v = engine.defend(QUERY, passages)
+    assert v.decision in ("verified", "fallback")
+    assert any("9" * 50 in c.text for c in v.claims)  # the claim is kept, as written
