@@ -30,10 +30,7 @@ from functools import lru_cache
 
 from mirage_core.factcheck import fact_tokens
 
-__all__ = ["FACT_FORMS", "added_forms", "fold", "number_form", "scaled_facts", "stated_forms"]
-
-#: The values of ``MethodSettings.fact_forms``.
-FACT_FORMS: tuple[str, ...] = ("tokens", "equivalent")
+__all__ = ["added_forms", "fold", "number_form", "scaled_facts", "stated_forms"]
 
 _UNITS = "zero one two three four five six seven eight nine".split()
 _TEENS = "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
