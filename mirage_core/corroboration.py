@@ -26,7 +26,7 @@ from mirage_core.claim_filter import is_question
 from mirage_core.claims import STOPWORDS
 from mirage_core.edited_copies import edited_copies
 from mirage_core.fact_forms import fold, scaled_facts, stated_forms
-from mirage_core.factcheck import fact_tokens
+from mirage_core.factcheck import MONTHS, fact_tokens
 from mirage_core.graph import ClaimGraph, SourcedGraph
 from mirage_core.types import Claim
 
@@ -99,6 +99,11 @@ class Corroboration:
         return tuple(tuple(sorted(s)) for s in out)
 
 
+def _is_name(fact: str) -> bool:
+    """A fact of :func:`claim_facts` that is a name: not a number, not a month."""
+    return not fact[:1].isdigit() and fact not in MONTHS
+
+
 def _facts_stated(
     claims: Sequence[Claim],
     premise: np.ndarray,
@@ -108,18 +113,29 @@ def _facts_stated(
 ) -> np.ndarray:
     """Per edge: whether the premise's sentence (or with ``scope="passage"`` its passage)
     states every fact of the hypothesis (:func:`mirage_core.adjacency.tokens_stated`, facts and
-    words as token ids of one vocabulary), in the forms ``forms`` reads."""
+    words as token ids of one vocabulary), in the forms ``forms`` reads. With
+    ``scope="names_in_passage"`` the names may be anywhere in the premise's passage (a page
+    names its subject once and then writes "he"), its numbers and months in its sentence."""
     vocab: dict[str, int] = {}
-    facts = [[vocab.setdefault(t, len(vocab)) for t in claim_facts(c.text, forms)] for c in claims]
     words = [[vocab.setdefault(t, len(vocab)) for t in stated_words(c.text, forms)] for c in claims]
-    unit = (
-        np.asarray([c.passage_index for c in claims], dtype=np.int64)
-        if scope == "passage"
-        else None
-    )
-    n_facts = np.fromiter((len(f) for f in facts), dtype=np.int64, count=len(facts))
-    found = tokens_stated(facts, premise, hypothesis, stated=words, unit=unit)
-    return found == n_facts[hypothesis]
+    passages = np.asarray([c.passage_index for c in claims], dtype=np.int64)
+    parts: list[tuple[list[list[int]], np.ndarray | None]] = []
+    if scope == "names_in_passage":
+        facts = [claim_facts(c.text, forms) for c in claims]
+        names = [[vocab.setdefault(t, len(vocab)) for t in f if _is_name(t)] for f in facts]
+        values = [[vocab.setdefault(t, len(vocab)) for t in f if not _is_name(t)] for f in facts]
+        parts = [(names, passages), (values, None)]
+    else:
+        facts_ids = [
+            [vocab.setdefault(t, len(vocab)) for t in claim_facts(c.text, forms)] for c in claims
+        ]
+        parts = [(facts_ids, passages if scope == "passage" else None)]
+    covered = np.ones(hypothesis.size, dtype=bool)
+    for ids, unit in parts:
+        n_facts = np.fromiter((len(f) for f in ids), dtype=np.int64, count=len(ids))
+        found = tokens_stated(ids, premise, hypothesis, stated=words, unit=unit)
+        covered &= found == n_facts[hypothesis]
+    return covered
 
 
 def _paraphrase_pairs(

@@ -16,6 +16,7 @@ from difflib import SequenceMatcher
 
 __all__ = [
     "FACT_KINDS",
+    "MONTHS",
     "fact_conflict",
     "fact_conflict_kind",
     "fact_tokens",
@@ -28,7 +29,8 @@ FACT_KINDS: tuple[str, ...] = ("number", "month", "name")
 
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*%?|\w+(?:['’]\w+)?", re.UNICODE)
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*%?")
-_MONTHS = frozenset(
+#: Month names, lower-cased: the tokens :func:`fact_tokens` calls ``"month"``.
+MONTHS = frozenset(
     "january february march april may june july august september october november december".split()
 )
 _MAX_SEGMENT = 3
@@ -38,7 +40,7 @@ def _kind(token: str, sentence_initial: bool) -> str | None:
     if _NUMBER.fullmatch(token):
         return "number"
     low = token.lower()
-    if low in _MONTHS:
+    if low in MONTHS:
         return "month"
     if token[:1].isupper() and not sentence_initial:
         return "name"

@@ -50,7 +50,7 @@ AnswerConflictScope = Literal["claim", "passage"]
 AnswerConflictContext = Literal["claim", "lead+previous", "lead+previous statements"]
 AnswerNames = Literal["word", "last_word"]
 AnswerTimes = Literal["number", "year"]
-FactScope = Literal["sentence", "passage"]
+FactScope = Literal["sentence", "passage", "names_in_passage"]
 FactForms = Literal["tokens", "equivalent"]
 CorroboratedOnly = Literal["none", "selection", "delivery"]
 ConflictScope = Literal["selected", "delivered"]
@@ -252,7 +252,9 @@ class MethodSettings:
     ``None``: no such check."""
     fact_scope: FactScope = "sentence"
     """Where fact coverage looks for the claim's facts: the supporting sentence, or the whole
-    passage it comes from (a page that names its subject once and then says "the tower")."""
+    passage it comes from (a page that names its subject once and then says "the tower"), or
+    the passage for names and the sentence for numbers and months (``"names_in_passage"``:
+    a page refers back to a name, not to a number)."""
     fact_forms: FactForms = "equivalent"
     """How fact coverage and the answer-slot rule compare facts: as the tokens written
     (``"tokens"``), or also in their equivalent forms (``"equivalent"``,

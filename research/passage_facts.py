@@ -20,6 +20,17 @@ goal; more claims delivered per passing clean query); the larger rise wins.
     bash research/run_full_round.sh research/results/passage-facts \\
         research/candidates/requests-passage-facts.json research/candidates/passage-facts.json
     python -m research.passage_facts report research/results/passage-facts/*.json
+
+A second round (declared after the first's figures, before it ran; same rule and baseline):
+the first round's polluted claims were swapped names and numbers that the supporter's page
+states elsewhere. A page refers back to a *name* ("he", "the tower"), not to a number, so
+``fact_scope="names_in_passage"`` reads the supporter's page for the claim's names and its
+sentence for numbers and months. Candidates ``requests-names-in-passage`` and
+``names-in-passage``.
+
+    bash research/run_full_round.sh research/results/passage-facts-2 \
+        research/candidates/requests-names-in-passage.json research/candidates/names-in-passage.json
+    python -m research.passage_facts report research/results/passage-facts-2/*.json
 """
 
 from __future__ import annotations
@@ -36,6 +47,10 @@ CANDIDATES: dict[str, dict[str, Any]] = {
         "method": {"request_overrides": {**REQUEST_OVERRIDES, "fact_scope": "passage"}}
     },
     "passage-facts": {"method": {"fact_scope": "passage"}},
+    "requests-names-in-passage": {
+        "method": {"request_overrides": {**REQUEST_OVERRIDES, "fact_scope": "names_in_passage"}}
+    },
+    "names-in-passage": {"method": {"fact_scope": "names_in_passage"}},
 }
 
 

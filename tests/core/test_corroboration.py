@@ -82,7 +82,27 @@ def test_passage_fact_scope_reads_the_facts_the_supporters_page_states():
     assert passage.counts[0] == 1 and passage.supporters[0] == (2,)  # its page does; 1925 never
 
 
-@pytest.mark.parametrize("scope", ["sentence", "passage"])
+def test_names_in_passage_reads_names_on_the_page_and_numbers_in_the_sentence():
+    texts = [
+        ("The Eiffel Tower was completed in 1889.", "a", 0),
+        ("The Eiffel Tower stands in Paris; work ended in 1925 on its lift.", "b", 1),
+        ("The tower was completed in 1889 for the fair.", "b", 1),
+        ("The tower was completed for the fair.", "b", 1),
+    ]
+    claims = [
+        Claim(i, t, p, 0, len(t), g, g, 1.0, frozenset(), group=g)
+        for i, (t, g, p) in enumerate(texts)
+    ]
+    sourced = _sourced(claims, [0, 0], [2, 3])  # the sloppy model: 2 and 3 both "support" 0
+    names = corroborate(claims, sourced, fact_coverage=True, fact_scope="names_in_passage")
+    # "Eiffel" is on sentence 2's page and 1889 in sentence 2 itself; sentence 3 states no
+    # year itself (its page does, in sentence 2), and a number must be in the sentence
+    assert names.counts[0] == 1 and names.supporters[0] == (2,)
+    passage = corroborate(claims, sourced, fact_coverage=True, fact_scope="passage")
+    assert passage.supporters[0] == (2, 3)  # the whole page states 1889 for sentence 3 too
+
+
+@pytest.mark.parametrize("scope", ["sentence", "passage", "names_in_passage"])
 def test_fact_coverage_is_the_subset_test_on_every_edge(scope):
     from mirage_core.corroboration import _facts_stated, stated_words
 
@@ -103,7 +123,14 @@ def test_fact_coverage_is_the_subset_test_on_every_edge(scope):
             *(stated_words(c.text) for c in claims if c.passage_index == p // 3)
         )
 
-    expected = [claim_facts(texts[h]) <= stated(p) for p, h in zip(premise, hypothesis)]
+    def covered(p: int, h: int) -> bool:
+        facts = claim_facts(texts[h])
+        if scope != "names_in_passage":
+            return facts <= stated(p)
+        numbers = {f for f in facts if f[0].isdigit() or f == "march"}
+        return numbers <= stated_words(texts[p]) and facts - numbers <= stated(p)
+
+    expected = [covered(p, h) for p, h in zip(premise, hypothesis)]
     assert _facts_stated(claims, premise, hypothesis, scope).tolist() == expected
     assert 0 < sum(expected) < len(expected)  # both outcomes occur
 
