@@ -19,6 +19,14 @@ def _claims(texts_groups: list[tuple[str, str]]) -> list[Claim]:
     ]
 
 
+def _paged_claims(texts_groups_pages: list[tuple[str, str, int]]) -> list[Claim]:
+    """Claims of (text, group, passage index): several sentences of one page."""
+    return [
+        Claim(i, t, p, 0, len(t), g, g, 1.0, frozenset(), group=g)
+        for i, (t, g, p) in enumerate(texts_groups_pages)
+    ]
+
+
 def agree_all(premises, hypotheses):
     """A sloppy model: every pair entails (it misses changed facts)."""
     return np.tile([0.9, 0.05, 0.05], (len(premises), 1))
@@ -71,10 +79,7 @@ def test_passage_fact_scope_reads_the_facts_the_supporters_page_states():
         ("The tower was completed in 1889 for the fair.", "b", 1),
         ("The tower was completed in 1925 for the fair.", "c", 2),
     ]
-    claims = [
-        Claim(i, t, p, 0, len(t), g, g, 1.0, frozenset(), group=g)
-        for i, (t, g, p) in enumerate(texts)
-    ]
+    claims = _paged_claims(texts)
     sourced = _sourced(claims, [0, 0], [2, 3])  # the sloppy model: 2 and 3 both "support" 0
     sentence = corroborate(claims, sourced, fact_coverage=True)
     passage = corroborate(claims, sourced, fact_coverage=True, fact_scope="passage")
@@ -89,10 +94,7 @@ def test_names_in_passage_reads_names_on_the_page_and_numbers_in_the_sentence():
         ("The tower was completed in 1889 for the fair.", "b", 1),
         ("The tower was completed for the fair.", "b", 1),
     ]
-    claims = [
-        Claim(i, t, p, 0, len(t), g, g, 1.0, frozenset(), group=g)
-        for i, (t, g, p) in enumerate(texts)
-    ]
+    claims = _paged_claims(texts)
     sourced = _sourced(claims, [0, 0], [2, 3])  # the sloppy model: 2 and 3 both "support" 0
     names = corroborate(claims, sourced, fact_coverage=True, fact_scope="names_in_passage")
     # "Eiffel" is on sentence 2's page and 1889 in sentence 2 itself; sentence 3 states no
