@@ -53,7 +53,7 @@ import numpy as np
 
 from mirage_core.claim_filter import is_question
 from mirage_core.claims import STOPWORDS, content_tokens
-from mirage_core.fact_forms import added_forms, fold, scaled_facts
+from mirage_core.fact_forms import added_forms, fact_form, fold
 from mirage_core.factcheck import FACT_KINDS, fact_tokens, leading_words, name_phrases
 from mirage_core.method_settings import AnswerConflictContext, AnswerTimes
 from mirage_core.relevance import stem, stems
@@ -191,21 +191,19 @@ def answer_facts(
     content stems) do not. ``names="last_word"``: a name is its last word outside the
     question ("New York Mets" → "mets"), not each of its words. ``subject_of``: stems of what
     the question asks (:func:`relation_stems`); a capitalized first word followed by one of
-    them is a name too (:func:`_subject`). ``forms="equivalent"``: each fact folded and a
-    number with a scale word as its value (:mod:`mirage_core.fact_forms`; ``question_words``
-    are then expected folded too)."""
+    them is a name too (:func:`_subject`). ``forms="equivalent"``: each fact in the form
+    :func:`mirage_core.fact_forms.fact_form` compares it in (``question_words`` are then
+    expected folded too)."""
     if names not in ("word", "last_word"):
         raise ValueError(f"names must be 'word' or 'last_word', got {names!r}")
     equivalent = forms == "equivalent"
-    scaled = scaled_facts(text) if equivalent else {}
     found: dict[str, set[str]] = {}
     for token, kind in fact_tokens(text):
         if kind is None or (kind == "name" and names == "last_word"):
             continue
         token = _POSSESSIVE.sub("", token) or token
         if equivalent:
-            token = fold(token)
-            token = scaled.get(token, token)
+            token = fact_form(token, text)
         if token in question_words or (kind == "name" and _not_a_name(token, question_words)):
             continue
         found.setdefault(kind, set()).add(token)

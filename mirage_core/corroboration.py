@@ -25,7 +25,7 @@ from mirage_core.adjacency import tokens_stated
 from mirage_core.claim_filter import is_question
 from mirage_core.claims import STOPWORDS
 from mirage_core.edited_copies import edited_copies
-from mirage_core.fact_forms import fold, scaled_facts, stated_forms
+from mirage_core.fact_forms import fact_form, stated_forms
 from mirage_core.factcheck import MONTHS, fact_tokens
 from mirage_core.graph import ClaimGraph, SourcedGraph
 from mirage_core.types import Claim
@@ -49,15 +49,14 @@ _BLOCK = 512  # rows of the cosine matrix computed at once (memory stays O(block
 @lru_cache(maxsize=65_536)
 def claim_facts(text: str, forms: FactForms = "tokens") -> frozenset[str]:
     """The facts a sentence states: its numbers, months and names (capitalized words; the
-    first word too unless it is a stopword), lower-cased; with ``forms="equivalent"`` folded
-    (:func:`mirage_core.fact_forms.fold`) and a number with a scale word as its value."""
+    first word too unless it is a stopword), lower-cased; with ``forms="equivalent"`` each in
+    the form :func:`mirage_core.fact_forms.fact_form` compares it in."""
     facts = set()
     for i, (token, kind) in enumerate(fact_tokens(text)):
         if kind is not None or (i == 0 and token not in STOPWORDS and text[:1].isupper()):
             facts.add(token)
     if forms == "equivalent":
-        scaled = scaled_facts(text)
-        facts = {scaled.get(fold(t), fold(t)) for t in facts}
+        facts = {fact_form(t, text) for t in facts}
     return frozenset(facts)
 
 
@@ -118,22 +117,24 @@ def _facts_stated(
     names its subject once and then writes "he"), its numbers and months in its sentence."""
     vocab: dict[str, int] = {}
     words = [[vocab.setdefault(t, len(vocab)) for t in stated_words(c.text, forms)] for c in claims]
+    facts = [claim_facts(c.text, forms) for c in claims]
     passages = np.asarray([c.passage_index for c in claims], dtype=np.int64)
-    parts: list[tuple[list[list[int]], np.ndarray | None]] = []
-    if scope == "names_in_passage":
-        facts = [claim_facts(c.text, forms) for c in claims]
-        names = [[vocab.setdefault(t, len(vocab)) for t in f if _is_name(t)] for f in facts]
-        values = [[vocab.setdefault(t, len(vocab)) for t in f if not _is_name(t)] for f in facts]
-        parts = [(names, passages), (values, None)]
-    else:
-        facts_ids = [
-            [vocab.setdefault(t, len(vocab)) for t in claim_facts(c.text, forms)] for c in claims
+
+    def ids(names: bool | None) -> list[list[int]]:
+        """Token ids of each claim's facts: all of them (``None``), or its names / the rest."""
+        return [
+            [vocab.setdefault(t, len(vocab)) for t in f if names is None or _is_name(t) == names]
+            for f in facts
         ]
-        parts = [(facts_ids, passages if scope == "passage" else None)]
+
+    if scope == "names_in_passage":
+        parts = [(ids(True), passages), (ids(False), None)]
+    else:
+        parts = [(ids(None), passages if scope == "passage" else None)]
     covered = np.ones(hypothesis.size, dtype=bool)
-    for ids, unit in parts:
-        n_facts = np.fromiter((len(f) for f in ids), dtype=np.int64, count=len(ids))
-        found = tokens_stated(ids, premise, hypothesis, stated=words, unit=unit)
+    for fact_ids, unit in parts:
+        n_facts = np.fromiter((len(f) for f in fact_ids), dtype=np.int64, count=len(fact_ids))
+        found = tokens_stated(fact_ids, premise, hypothesis, stated=words, unit=unit)
         covered &= found == n_facts[hypothesis]
     return covered
 

@@ -28,9 +28,9 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from mirage_core.factcheck import fact_tokens
+from mirage_core.factcheck import MONTH_NAMES, fact_tokens
 
-__all__ = ["added_forms", "fold", "number_form", "scaled_facts", "stated_forms"]
+__all__ = ["added_forms", "fact_form", "fold", "number_form", "scaled_facts", "stated_forms"]
 
 _UNITS = "zero one two three four five six seven eight nine".split()
 _TEENS = "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
@@ -50,9 +50,6 @@ _SCALED = re.compile(
 _PERCENT_WORDS = re.compile(rf"(?P<num>{_NUMERAL})\s*(?:percent|per cent)\b")
 _PERCENT_SIGN = re.compile(rf"(?P<num>{_NUMERAL})%")
 _ISO_DATE = re.compile(r"\b\d{4}-(?P<month>0[1-9]|1[0-2])-\d{2}\b")
-_MONTHS = (
-    "january february march april may june july august september october november december"
-).split()
 
 # unit → (kind, system, size in the kind's base unit)
 _UNIT_SIZES: dict[str, tuple[str, str, float]] = {}
@@ -73,6 +70,8 @@ for names, kind, system, size in (
 ):
     for name in names.split():
         _UNIT_SIZES[name] = (kind, system, size)
+#: Each unit once (its aliases share one entry), for the conversions of a measure.
+_DISTINCT_UNITS = sorted(set(_UNIT_SIZES.values()))
 _MEASURE = re.compile(
     rf"(?<![$£€\w.,])(?P<num>{_NUMERAL})[ -]?(?P<unit>{'|'.join(sorted(_UNIT_SIZES, key=len, reverse=True))})\b"
 )
@@ -121,13 +120,21 @@ def scaled_facts(text: str) -> dict[str, str]:
     return out
 
 
+def fact_form(token: str, text: str) -> str:
+    """The form a fact token of ``text`` (lower-cased, as
+    :func:`~mirage_core.factcheck.fact_tokens` gives it) is compared in: folded, and a number
+    with a scale word as its value ("1.5" in "1.5 million" → "1500000")."""
+    folded = fold(token)
+    return scaled_facts(text).get(folded, folded)
+
+
 def _measure_forms(value: float, unit: str) -> set[str]:
     kind, system, size = _UNIT_SIZES[unit]
     base = value * size
     out: set[str] = set()
     if not math.isfinite(base):
         return out
-    for other_kind, other_system, other_size in set(_UNIT_SIZES.values()):
+    for other_kind, other_system, other_size in _DISTINCT_UNITS:
         if other_kind != kind:
             continue
         x = base / other_size
@@ -167,9 +174,9 @@ def added_forms(text: str) -> frozenset[str]:
     for m in _MEASURE.finditer(low):
         out.update(_measure_forms(_value(m.group("num")), m.group("unit")))
     for m in _DEGREES.finditer(low):
-        out.update(_degree_forms(float(m.group("num").replace(",", "")), m.group("scale")))
+        out.update(_degree_forms(_value(m.group("num")), m.group("scale")))
     for m in _ISO_DATE.finditer(low):
-        out.add(_MONTHS[int(m.group("month")) - 1])
+        out.add(MONTH_NAMES[int(m.group("month")) - 1])
     return frozenset(out)
 
 

@@ -17,6 +17,7 @@ from difflib import SequenceMatcher
 __all__ = [
     "FACT_KINDS",
     "MONTHS",
+    "MONTH_NAMES",
     "fact_conflict",
     "fact_conflict_kind",
     "fact_tokens",
@@ -29,10 +30,11 @@ FACT_KINDS: tuple[str, ...] = ("number", "month", "name")
 
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*%?|\w+(?:['’]\w+)?", re.UNICODE)
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*%?")
-#: Month names, lower-cased: the tokens :func:`fact_tokens` calls ``"month"``.
-MONTHS = frozenset(
+#: Month names, lower-cased, in calendar order: the tokens :func:`fact_tokens` calls ``"month"``.
+MONTH_NAMES: tuple[str, ...] = tuple(
     "january february march april may june july august september october november december".split()
 )
+MONTHS = frozenset(MONTH_NAMES)
 _MAX_SEGMENT = 3
 
 
