@@ -4,6 +4,10 @@ scored once is read back from SQLite on later runs, so a scoreboard rerun after 
 
 Keyed on the model's weights (a digest of its files), so a retrained model never reads another
 model's scores. Benchmark tooling only: the engine keeps its in-memory LRU (``CachedNLI``).
+
+The SQLite store is local and ignored by git; a fresh checkout starts with a committed seed
+(:mod:`benchmarks.pair_seed`, one file per model digest under ``benchmarks/data/pair-seed``),
+read where the store misses, so it does not score again what the committed scoreboard scored.
 """
 
 from __future__ import annotations
@@ -18,7 +22,16 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["DEFAULT_STORE", "PersistentEmbedder", "PersistentNLI", "model_digest", "stored_models"]
+from benchmarks.pair_seed import SEED_DIR, PairSeed
+
+__all__ = [
+    "DEFAULT_STORE",
+    "PersistentEmbedder",
+    "PersistentNLI",
+    "model_digest",
+    "open_pair_table",
+    "stored_models",
+]
 
 #: The scoreboard's pair store; the vectors live beside it (``vectors.sqlite``).
 DEFAULT_STORE = Path(__file__).resolve().parent / ".cache" / "pairs.sqlite"
@@ -44,18 +57,18 @@ class PersistentNLI:
     An int8 backend (``inner.quantize``, the CPU default of ``TransformersNLI``) gives other
     scores than the same weights in fp32, so its digest gets ``-int8``: the two never mix."""
 
-    def __init__(self, inner: Any, store: str | Path, digest: str) -> None:
+    def __init__(
+        self, inner: Any, store: str | Path, digest: str, seed_dir: Path = SEED_DIR
+    ) -> None:
         self.inner = inner
         if getattr(inner, "quantize", False) is True and not digest.endswith("-int8"):
             digest = f"{digest}-int8"
         self.digest = digest
-        Path(store).parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(str(store), check_same_thread=False)
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS pairs (k TEXT PRIMARY KEY, e REAL, n REAL, c REAL)"
-        )
+        self._db = open_pair_table(store)
         self._lock = threading.Lock()
+        self.seed = PairSeed.for_digest(self.digest, seed_dir)
         self.hits = 0
+        self.seeded = 0
         self.misses = 0
 
     def _key(self, premise: str, hypothesis: str) -> str:
@@ -76,26 +89,52 @@ class PersistentNLI:
                     found[k] = (e, n, c)
         todo = [i for i, k in enumerate(keys) if k not in found]
         self.hits += len(keys) - len(todo)
+        if todo and self.seed is not None:
+            seeded = self.seed.lookup([keys[i] for i in todo])
+            self._keep([(keys[i], seeded[keys[i]]) for i in todo if keys[i] in seeded])
+            found.update(seeded)
+            self.seeded += len(seeded)
+            todo = [i for i in todo if keys[i] not in seeded]
         self.misses += len(todo)
         if todo:
             probs = np.asarray(
                 self.inner.predict([premises[i] for i in todo], [hypotheses[i] for i in todo]),
                 dtype=np.float64,
             )
-            with self._lock:
-                self._db.executemany(
-                    "INSERT OR REPLACE INTO pairs VALUES (?, ?, ?, ?)",
-                    [(keys[i], *map(float, row)) for i, row in zip(todo, probs, strict=True)],
-                )
-                self._db.commit()
+            self._keep([(keys[i], tuple(row)) for i, row in zip(todo, probs, strict=True)])
             for i, row in zip(todo, probs, strict=True):
                 found[keys[i]] = tuple(row)
         for i, k in enumerate(keys):
             out[i] = found[k]
         return out
 
+    def _keep(self, rows: list[tuple[str, Sequence[float]]]) -> None:
+        """Write scored pairs to the store, each with the model digest it was scored by."""
+        if not rows:
+            return
+        with self._lock:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO pairs (k, e, n, c, d) VALUES (?, ?, ?, ?, ?)",
+                [(k, *map(float, p), self.digest) for k, p in rows],
+            )
+            self._db.commit()
+
     def __repr__(self) -> str:
         return f"PersistentNLI({self.inner!r}, digest={self.digest})"
+
+
+def open_pair_table(store: str | Path) -> sqlite3.Connection:
+    """The pair store at ``store``, created if missing. Each row records the digest of the
+    model that scored it (``d``), so :mod:`benchmarks.pair_seed` can export one model's
+    scores; a store written before that column existed gets it, empty on its old rows."""
+    Path(store).parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(str(store), check_same_thread=False)
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS pairs (k TEXT PRIMARY KEY, e REAL, n REAL, c REAL, d TEXT)"
+    )
+    if "d" not in {row[1] for row in db.execute("PRAGMA table_info(pairs)")}:
+        db.execute("ALTER TABLE pairs ADD COLUMN d TEXT")
+    return db
 
 
 class PackagedStoredNLI(PersistentNLI):

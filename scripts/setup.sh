@@ -5,6 +5,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${PYTHON:-python3}"
+# The environment takes about 2.5 GB (torch's CPU build is most of it); pip's own error on a
+# full disk ("No space left on device") names neither how much is free nor what is needed.
+"$PY" - <<'CHECK'
+import shutil, tempfile
+for where in (".", tempfile.gettempdir()):
+    free = shutil.disk_usage(where).free / 1e9
+    if free < 3:
+        print(f"mirage: warning: {free:.1f} GB free under {where}; setup needs about 3 GB")
+CHECK
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 if ! .venv/bin/python -c "import torch" 2>/dev/null; then
