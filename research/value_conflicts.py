@@ -24,20 +24,18 @@ from benchmarks.scoreboard import gpe, gpe_snippets
 from benchmarks.shortqa import load_shortqa
 from mirage_core import Mirage, MirageConfig
 from mirage_core.evaluation.calibrate import split_queries
+from mirage_core.factcheck import MONTHS
 
 THRESHOLDS = (0.8, 0.85, 0.9)
 _NUMBER = re.compile(r"\$?\d+(?:[.,]\d+)*%?")
 _YEAR = re.compile(r"1\d{3}|20\d{2}")
-_MONTHS = frozenset(
-    "january february march april may june july august september october november december".split()
-)
 
 
 def values(text: str) -> dict[str, set[str]]:
     """The years, other numbers and months ``text`` states."""
     numbers = {x.replace(",", "").lstrip("$") for x in _NUMBER.findall(text)}
     years = {x for x in numbers if _YEAR.fullmatch(x)}
-    months = {w for w in re.findall(r"[a-z]+", text.lower()) if w in _MONTHS}
+    months = {w for w in re.findall(r"[a-z]+", text.lower()) if w in MONTHS}
     return {"year": years, "number": numbers - years, "month": months}
 
 
