@@ -43,7 +43,7 @@ import math
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -385,10 +385,17 @@ def run_benchmark(
 
         ragdefender_task = ragdefender_task or task_type_for(dataset.name)
         defender = RAGDefender(embedder, task_type=ragdefender_task)
-    engines = {name: Mirage(cfg, nli=nli, embedder=embedder) for name, cfg in configs.items()}
+    # A failed NLI or embedder call raises: under the systems' own error policy it would end
+    # as a fallback (or pass everything), which is that policy's decision, not the defense's.
+    engines = {
+        name: Mirage(replace(cfg, nli_error_policy="raise"), nli=nli, embedder=embedder)
+        for name, cfg in configs.items()
+    }
     # The reference run defines the claims and their labels; it is `mirage` when present.
     ref_name = "mirage" if "mirage" in engines else None
-    ref_engine = engines.get("mirage") or Mirage(config, nli=nli, embedder=embedder)
+    ref_engine = engines.get("mirage") or Mirage(
+        replace(config, nli_error_policy="raise"), nli=nli, embedder=embedder
+    )
     cache = getattr(nli, "cache", None)
     counted = {"hits": 0, "misses": 0}  # summed over cache clears
     nli_seconds = 0.0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mirage_core import MirageConfig, Passage
+from mirage_core.errors import NLIError
 from mirage_core.evaluation.datasets import Dataset, Instance
 from mirage_core.evaluation.harness import (
     SYSTEMS,
@@ -216,3 +217,20 @@ def test_generate_answers_scores_each_route(fake_nli):
         rows[s]["answer_correct"] == 1.0 and rows[s]["answer_incorrect"] == 0.0 for s in rows
     )
     assert result.records[0].routes["vanilla_rag"].answer == "It was completed in 1889."
+
+
+def test_a_failing_nli_backend_stops_the_benchmark_instead_of_recording_fallbacks():
+    """Under the default error policy a failed NLI call ends a query on the fallback route; a
+    benchmark must not count that as the defense blocking the evidence."""
+
+    class BrokenNLI:
+        def predict(self, premises, hypotheses):
+            raise OSError("the pair store is locked")
+
+    clean = Instance(
+        "q1", "When was the Eiffel Tower completed?", "clean", "none", [CLEAN_0, CLEAN_1]
+    )
+    ds = Dataset("hand", [clean])
+    assert MirageConfig().nli_error_policy == "fallback"
+    with pytest.raises(NLIError, match="the pair store is locked"):
+        run_benchmark(ds, BrokenNLI(), systems=("mirage", "vanilla_rag"))
