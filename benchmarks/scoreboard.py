@@ -725,7 +725,7 @@ def run_all(
         _SPLITS[(name, seed)] = set(fit_ids)
         print(
             f"{name}: {len(ds.instances)} inputs, {time.perf_counter() - t:.0f} s "
-            f"(pair store: {nli.hits} hits, {getattr(nli, 'seeded', 0)} seeded, "
+            f"(pair store: {nli.hits} hits, {nli.seeded} seeded, "
             f"{nli.misses} scored so far)",
             file=sys.stderr,
             flush=True,
@@ -981,7 +981,7 @@ def main(argv: list[str] | None = None) -> int:
                 "longform": long_rows,
                 "pairs_scored": nli.misses,
                 "pairs_from_store": nli.hits,
-                "pairs_from_seed": getattr(nli, "seeded", 0),
+                "pairs_from_seed": nli.seeded,
                 "wall_s": round(wall, 1),
             },
             indent=1,
