@@ -184,11 +184,11 @@ class MethodSettings:
     short passages is never flagged (``"group"``), or only while every passage of the
     evidence is short (``"evidence"``: one-liners repeating an answer beside a page that tells
     the story at length are read by the signals like any group)."""
-    coordination_window: int | None = field(default=119, metadata=rule("int", optional=True))
+    coordination_window: int | None = field(default=None, metadata=rule("int", optional=True))
     """The coordination signals read each passage's sentences, in
-    ``coordination_window_order``, up to this many distinct content tokens (``None``: the whole
-    passage; :mod:`mirage_core.signal_window`). 119: the longest honest passage the
-    coordination model was fit on."""
+    ``coordination_window_order``, up to this many distinct content tokens (``None``, the
+    default: the whole passage; :mod:`mirage_core.signal_window`). 119 is the longest honest
+    passage the coordination model was fit on."""
     coordination_window_order: WindowOrder = "relevance"
     """Which sentences fill the window: those holding most query words (``"relevance"``) or
     the passage's first (``"lead"``)."""
@@ -354,7 +354,6 @@ class MethodSettings:
             garbled_threshold=None,
             coordination_absorb_margin=None,
             coordinated_d_min=None,
-            coordination_window=None,
             paraphrase_pairs=False,
             corroborated_only="none",
             fact_coverage=False,

@@ -19,7 +19,9 @@ results are in ``research/results/ablation/``; ``default.json`` there is that de
 
 Later rounds: ``write --round N``, ``bash research/ablation_run.sh N`` and the report of
 ``research/results/ablation-N/``; ``report-full`` applies
-:data:`research.quarantine_conflicts.NO_LOSS_GAIN_GARAG` to full scoreboard runs.
+:data:`research.quarantine_conflicts.NO_LOSS_GAIN_GARAG` to full scoreboard runs. The fourth
+round writes its smaller candidates from its single ablations' runs (``smaller``) and judges
+them on full scoreboard runs by :data:`NO_LOSS_SIMPLER` (``report-simpler``).
 """
 
 from __future__ import annotations
