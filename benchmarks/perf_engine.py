@@ -162,14 +162,13 @@ def time_table(items, ks, budgets, model) -> dict:
                 forward[m].append(verdict.timings.get("nli", 0.0))
                 embedding[m].append(verdict.timings.get("embed", 0.0))
         for m in budgets:
-            total_a, forward_a = np.array(total[m]), np.array(forward[m])
-            models = forward_a.sum() + np.sum(embedding[m])
+            spent, nli_s, embed_s = (float(np.sum(x[m])) for x in (total, forward, embedding))
             out[(k, m)] = {
-                "defend_p50_s": float(np.percentile(total_a, 50)),
-                "defend_p95_s": float(np.percentile(total_a, 95)),
-                "nli_share": float(forward_a.sum() / total_a.sum()),
-                "embed_share": float(np.sum(embedding[m]) / total_a.sum()),
-                "overhead": float(total_a.sum() / max(models, 1e-9)),
+                "defend_p50_s": float(np.percentile(total[m], 50)),
+                "defend_p95_s": float(np.percentile(total[m], 95)),
+                "nli_share": nli_s / spent,
+                "embed_share": embed_s / spent,
+                "overhead": spent / max(nli_s + embed_s, 1e-9),
             }
     return out
 

@@ -215,14 +215,22 @@ def guarded_losses(run: dict[str, Any], default: dict[str, Any]) -> list[str]:
     return out
 
 
-def earns(runs: dict[str, dict[str, Any]], name: str) -> tuple[int, int, list[str]]:
-    """For ablation ``name``: the folds in which leave-one-family-out under :data:`EARNS`'s
-    rule picks the default, the number of folds, and the guarded rows it loses on fit."""
+def earns(
+    runs: dict[str, dict[str, Any]], name: str
+) -> tuple[list[fam.HeldOut], int, bool, list[str]]:
+    """For ablation ``name``: leave-one-family-out under :data:`EARNS`'s rule between it and the
+    default (it first), the folds that pick the default, whether the knob it switches off earns
+    its place, and the guarded rows it loses on fit."""
     rule = next(r for r in fam.RULES if r.declared == EARNS["rule"])
     default = _candidate(runs["default"], "default")
     held = fam.leave_one_family_out([_candidate(runs[name], name), default], rule)
     wins = sum(h.pick == "default" for h in held)
-    return wins, len(held), guarded_losses(runs[name], runs["default"])
+    return (
+        held,
+        wins,
+        wins > EARNS["share"] * len(held),
+        guarded_losses(runs[name], runs["default"]),
+    )
 
 
 def merge_changes(changes: list[dict[str, Any]]) -> dict[str, Any]:
@@ -245,8 +253,8 @@ def smaller_of(runs: dict[str, dict[str, Any]], ablations: dict[str, dict[str, A
     for name in ablations:
         if name not in runs:
             raise SystemExit(f"no run of {name}: run every ablation first")
-        wins, folds, losses = earns(runs, name)
-        if wins <= EARNS["share"] * folds and not losses:
+        _, _, earned, losses = earns(runs, name)
+        if not earned and not losses:
             dropped.append(name)
     out = {}
     if dropped:
@@ -323,15 +331,14 @@ def report(runs: dict[str, dict[str, Any]]) -> list[str]:
         if name == "default":
             continue
         ablated = _candidate(run, name)
-        held = fam.leave_one_family_out([ablated, default], rule)
-        wins = sum(h.pick == "default" for h in held)
+        held, wins, earned, lost = earns(runs, name)
         if name.startswith(
             "smaller"
         ):  # adopted when picked in at least half the folds, nothing lost
             verdict = "adopted" if wins <= (1 - EARNS["share"]) * len(held) else "not adopted"
         else:
-            verdict = "yes" if wins > EARNS["share"] * len(held) else "no"
-        losses = "; ".join(guarded_losses(run, runs["default"])) or "none"
+            verdict = "yes" if earned else "no"
+        losses = "; ".join(lost) or "none"
         if name.startswith("smaller") and losses != "none":
             verdict = "not adopted"
         lines.append(

@@ -43,7 +43,7 @@ import math
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -388,13 +388,13 @@ def run_benchmark(
     # A failed NLI or embedder call raises: under the systems' own error policy it would end
     # as a fallback (or pass everything), which is that policy's decision, not the defense's.
     engines = {
-        name: Mirage(replace(cfg, nli_error_policy="raise"), nli=nli, embedder=embedder)
+        name: Mirage(cfg.replace(nli_error_policy="raise"), nli=nli, embedder=embedder)
         for name, cfg in configs.items()
     }
     # The reference run defines the claims and their labels; it is `mirage` when present.
     ref_name = "mirage" if "mirage" in engines else None
     ref_engine = engines.get("mirage") or Mirage(
-        replace(config, nli_error_policy="raise"), nli=nli, embedder=embedder
+        config.replace(nli_error_policy="raise"), nli=nli, embedder=embedder
     )
     cache = getattr(nli, "cache", None)
     counted = {"hits": 0, "misses": 0}  # summed over cache clears
