@@ -123,8 +123,10 @@ class MirageConfig:
     0.79–0.90× (ONNX) the time of 64 (``benchmarks/results/batch_size-nli.md``)."""
     nli_error_policy: NLIErrorPolicy = "fallback"
     """What an NLI or embedder failure does: fail closed (``"fallback"``: no retrieved text is
-    used), raise :class:`~mirage_core.errors.NLIError`, or fail open (``"pass_through"``:
-    every claim delivered unverified)."""
+    used), raise :class:`~mirage_core.errors.NLIError` (:class:`~mirage_core.errors.EmbeddingError`),
+    or fail open (``"pass_through"``: every claim delivered unverified; without embeddings, the
+    query goes on without them). The verdict names the failure (``nli_error``,
+    ``embedding_error``)."""
     method: MethodSettings = field(default_factory=MethodSettings)
     """The method's internals (:class:`~mirage_core.method_settings.MethodSettings`)."""
 

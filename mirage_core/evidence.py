@@ -55,6 +55,7 @@ class Evidence:
     warnings: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     early_reason: str | None = None
+    embedding_error: str | None = None  # the embedder's failure, whatever the policy did
 
 
 def embed_under_policy(
@@ -71,6 +72,7 @@ def embed_under_policy(
         return vectors
     except Exception as exc:
         message = f"{type(exc).__name__}: {exc}"
+        evidence.embedding_error = message
         policy = config.nli_error_policy
         if policy == "raise":
             raise EmbeddingError(f"embedder failed: {message}") from exc

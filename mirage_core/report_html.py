@@ -569,6 +569,8 @@ def render_html(
     warnings = "".join(f'<div class="warn">warning: {_e(w)}</div>' for w in verdict.warnings)
     if verdict.nli_error:
         warnings += f'<div class="warn">NLI error: {_e(verdict.nli_error)}</div>'
+    if verdict.embedding_error:
+        warnings += f'<div class="warn">Embedder error: {_e(verdict.embedding_error)}</div>'
     thresholds = "".join(
         f"<tr><td><code>{_e(k)}</code></td><td><code>{_e(v)}</code></td></tr>"
         for k, v in sorted(th.items())

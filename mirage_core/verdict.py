@@ -99,6 +99,9 @@ class Verdict:
     timings: dict[str, float] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
     nli_error: str | None = None
+    #: The embedder's failure (``"Type: message"``) where it failed and the policy did not raise:
+    #: the verdict fell back (``"fallback"``) or went on without embeddings (``"pass_through"``).
+    embedding_error: str | None = None
     #: Each claim's relevance to the query in [0, 1] (``None``: relevance off, all count fully).
     relevance: np.ndarray | None = None
     #: The source count the gate asked of S*: ``coordinated_d_min`` after a quarantine, else
@@ -253,6 +256,7 @@ class Verdict:
             "timings": {k: round(v, 6) for k, v in self.timings.items()},
             "warnings": list(self.warnings),
             "nli_error": self.nli_error,
+            "embedding_error": self.embedding_error,
             "extras": _json_safe(self.extras),
             "gate": [asdict(o) for o in self.gate],
         }
@@ -353,5 +357,6 @@ def make_verdict(
         timings=evidence.timings,
         warnings=tuple(evidence.warnings),
         relevance=evidence.relevance,
+        embedding_error=evidence.embedding_error,
         **({"non_claims": tuple(evidence.non_claims), "groups": groups} | fields),
     )

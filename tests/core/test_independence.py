@@ -374,6 +374,13 @@ def test_embedder_failures_follow_the_error_policy(fake_nli, failure):
     assert opened.passed and any("independence by domain only" in w for w in opened.warnings)
     assert opened.candidate_stats["paraphrase_pairs"] == 0
     assert "Alice Walker" in delivered(opened)
+    # Monitoring reads the failure off the verdict, whichever way the policy went.
+    expected = "ConnectionError" if failure == "raises" else "non-finite"
+    for v in (closed, opened):
+        assert expected in v.embedding_error and v.nli_error is None
+        assert v.to_dict()["embedding_error"] == v.embedding_error
+        assert "Embedder error" in v.to_html()
+    assert run("pass_through", independence="none").embedding_error is None
 
 
 def test_publishers_of_counts_documents_only_in_single_domain_evidence():
