@@ -195,18 +195,31 @@ class PersistentEmbedder:
 
 
 def stored_models(
-    store: str | Path = DEFAULT_STORE, model: str | None = None, threads: int | None = None
+    store: str | Path = DEFAULT_STORE,
+    model: str | None = None,
+    threads: int | None = None,
+    embedder_max_length: int | None = None,
 ) -> tuple[PersistentNLI, PersistentEmbedder]:
     """The NLI model (torch fp32; default: the packaged one) and all-MiniLM-L6-v2 behind the
     persistent stores (``store`` and ``vectors.sqlite`` beside it): what was scored or embedded
-    before is read, the rest computed and kept."""
+    before is read, the rest computed and kept. ``embedder_max_length`` (tokens a text is
+    truncated to; ``None``: the embedder's default) is part of the vectors' key, but for 256,
+    whose vectors were stored under the bare name."""
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     from mirage_core.embeddings import MiniLMEmbedder
     from mirage_core.nli.transformers_nli import TransformersNLI
 
     inner = TransformersNLI(model, batch_size=64, torch_threads=threads)
     nli = PersistentNLI(inner, store, model_digest(inner.name))
+    inner_embedder = (
+        MiniLMEmbedder()
+        if embedder_max_length is None
+        else MiniLMEmbedder(max_length=embedder_max_length)
+    )
+    length = inner_embedder.max_length
     embedder = PersistentEmbedder(
-        MiniLMEmbedder(), Path(store).with_name("vectors.sqlite"), "all-MiniLM-L6-v2"
+        inner_embedder,
+        Path(store).with_name("vectors.sqlite"),
+        "all-MiniLM-L6-v2" if length == 256 else f"all-MiniLM-L6-v2@{length}",
     )
     return nli, embedder

@@ -871,12 +871,18 @@ def main(argv: list[str] | None = None) -> int:
         "it scores every cross-source pair over the overlap threshold, ~240 / ~900 pairs per "
         "biogen query at k = 10 / 20 against the default's ~120 / ~270",
     )
+    p.add_argument(
+        "--embedder-max-length",
+        type=int,
+        default=None,
+        help="tokens all-MiniLM-L6-v2 reads of a text (default: the embedder's own default)",
+    )
     add_dataset_args(p)
     args = p.parse_args(argv)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
     # all-MiniLM-L6-v2 (coordination signals, RAGDefender) is stored like the pairs
-    nli, embedder = stored_models(args.store, args.model, args.threads)
+    nli, embedder = stored_models(args.store, args.model, args.threads, args.embedder_max_length)
     config = MirageConfig.from_file(args.config) if args.config else MirageConfig()
     systems = (
         ["mirage"]
@@ -974,6 +980,7 @@ def main(argv: list[str] | None = None) -> int:
                 "systems": systems,
                 "seed": args.seed,
                 "model_digest": nli.digest,
+                "embedder_max_length": embedder.inner.max_length,
                 "queries": n_q,
                 "rows": table,
                 "families": fam_rows,
