@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 
 from mirage_core import Mirage, MirageConfig
-from mirage_core.evaluation.datasets import load_gpe
+from mirage_core.evaluation.gpe import load_gpe
 from mirage_core.nli.base import CallableNLI
 from mirage_core.nli.transformers_nli import TransformersNLI
 
@@ -228,7 +228,7 @@ def parity(args: argparse.Namespace) -> int:
     import torch
 
     from mirage_core.embeddings import MiniLMEmbedder, OnnxEmbedder
-    from mirage_core.evaluation.datasets import load_gpe
+    from mirage_core.evaluation.gpe import load_gpe
     from mirage_core.nli.onnx_nli import OnnxNLI
     from training.data import build_splits, sample
     from training.evaluate import build_eval_sets

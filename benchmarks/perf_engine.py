@@ -38,7 +38,7 @@ from benchmarks._pair_store import PersistentNLI, model_digest
 from benchmarks.perf_runtimes import ALIASES, install_sizes, runtime_lines, runtime_table
 from benchmarks.perf_runtimes import plot as plot_runtimes
 from mirage_core import Mirage, MirageConfig, Passage
-from mirage_core.evaluation.datasets import _gpe_passage, find_gpe_file
+from mirage_core.evaluation.gpe import _gpe_passage, find_gpe_file
 
 KS = (5, 10, 20, 50)
 BUDGETS: tuple[int | None, ...] = (1, 2, 3, 4, 8, None)

@@ -65,19 +65,15 @@ from benchmarks.snippets import snippet_dataset
 from mirage_core.answer_conflict import answer_conflicts
 from mirage_core.config import MirageConfig
 from mirage_core.evaluation.calibrate import dataset_split
-from mirage_core.evaluation.datasets import (
-    Dataset,
-    load_dataset,
-    load_gpe,
-    load_rows,
-    subsample,
-)
+from mirage_core.evaluation.datasets import load_dataset, load_rows
+from mirage_core.evaluation.gpe import load_gpe
 from mirage_core.evaluation.harness import (
     InstanceRecord,
     _metrics,
     contains_answer,
     run_benchmark,
 )
+from mirage_core.evaluation.instances import Dataset, subsample
 from mirage_core.pairs import candidate_pairs
 
 GPE_ATTACKS = ("fakegpt", "poisonedrag")

@@ -17,7 +17,7 @@ written for this project by LLM agents on 2026-12-02 from a fixed specification
 to it (the fitting scripts read only its fit half, and only with ``--shortqa``). Every passage
 is its own publisher (its URL's host).
 
-Regimes (``Dataset`` instances, as :func:`mirage_core.evaluation.datasets.load_poisonedrag`
+Regimes (``Dataset`` instances, as :func:`mirage_core.evaluation.poisonedrag.load_poisonedrag`
 builds them):
 
 - ``clean``: the five honest passages (k = 5, seeded order);
@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from mirage_core.evaluation.datasets import CLEAN_FAMILY, Dataset, Instance, subsample
+from mirage_core.evaluation.instances import CLEAN_FAMILY, Dataset, Instance, subsample
 from mirage_core.pollution.families import EvidenceItem, PollutedPassage, Regime, rng_for
 from mirage_core.types import Passage
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import copy
 
 from mirage_core.claims import content_tokens, split_sentences
-from mirage_core.evaluation.datasets import Dataset
+from mirage_core.evaluation.instances import Dataset
 from mirage_core.pollution import PollutedPassage
 from mirage_core.types import Passage
 

@@ -66,7 +66,7 @@ def main() -> None:
     print("| passages | groups | mean cosine | median | p10–p90 | mean 3-gram containment |")
     print("|---|---|---|---|---|---|")
     checks: dict[str, list[int]] = {}
-    from mirage_core.evaluation.datasets import load_poisonedrag
+    from mirage_core.evaluation.poisonedrag import load_poisonedrag
 
     answers = {}
     for name in ("nq", "hotpotqa"):

@@ -13,7 +13,7 @@ from collections import Counter, defaultdict
 
 from mirage_core.claim_filter import NON_CLAIM_REASONS
 from mirage_core.claims import extract_claims
-from mirage_core.evaluation.datasets import _gpe_passage, find_gpe_file
+from mirage_core.evaluation.gpe import _gpe_passage, find_gpe_file
 
 
 def main() -> int:

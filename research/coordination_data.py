@@ -17,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from mirage_core.evaluation.datasets import load_gpe, load_poisonedrag
+from mirage_core.evaluation.gpe import load_gpe
+from mirage_core.evaluation.poisonedrag import load_poisonedrag
 
 VARIANTS: tuple[str, ...] = ("original", "paraphrase", "synonym", "dispersed")
 

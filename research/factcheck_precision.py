@@ -30,7 +30,8 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from mirage_core.claims import extract_claims
-from mirage_core.evaluation.datasets import find_data_dir, find_gpe_file
+from mirage_core.evaluation.gpe import find_gpe_file
+from mirage_core.evaluation.instances import find_data_dir
 from mirage_core.factcheck import FACT_KINDS, fact_conflict_kind
 from mirage_core.pairs import candidate_pairs
 from mirage_core.pollution.rules import RulePolluter
@@ -51,7 +52,7 @@ def split_of(qid: str) -> str:
 
 
 def gpe_passages(max_chars: int = 1200, k: int = 10):
-    from mirage_core.evaluation.datasets import _gpe_passage
+    from mirage_core.evaluation.gpe import _gpe_passage
 
     with open(find_gpe_file(), encoding="utf-8") as fh:
         for line in fh:

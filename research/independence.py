@@ -27,7 +27,8 @@ import numpy as np
 
 from mirage_core import Mirage, MirageConfig
 from mirage_core.embeddings import MiniLMEmbedder
-from mirage_core.evaluation.datasets import load_gpe, load_poisonedrag
+from mirage_core.evaluation.gpe import load_gpe
+from mirage_core.evaluation.poisonedrag import load_poisonedrag
 from mirage_core.nli.transformers_nli import TransformersNLI
 
 GPE_MIXED_ATTACKS = ("fakegpt", "poisonedrag")

@@ -15,7 +15,7 @@ import argparse
 import numpy as np
 
 from mirage_core import Mirage, MirageConfig
-from mirage_core.evaluation.datasets import load_poisonedrag
+from mirage_core.evaluation.poisonedrag import load_poisonedrag
 from mirage_core.nli import TransformersNLI
 from mirage_core.nli.base import CallableNLI
 

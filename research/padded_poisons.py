@@ -18,7 +18,7 @@ import random
 from benchmarks._pair_store import PackagedStoredNLI
 from mirage_core import Mirage, MirageConfig
 from mirage_core.evaluation.adaptive import PADDED_TOKENS, _contains, pad
-from mirage_core.evaluation.datasets import load_poisonedrag
+from mirage_core.evaluation.poisonedrag import load_poisonedrag
 from mirage_core.types import Passage
 
 

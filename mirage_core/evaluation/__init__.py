@@ -14,14 +14,14 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
-    "Dataset": "datasets",
-    "Instance": "datasets",
-    "find_data_dir": "datasets",
-    "find_gpe_file": "datasets",
+    "Dataset": "instances",
+    "Instance": "instances",
+    "find_data_dir": "instances",
+    "find_gpe_file": "gpe",
     "load_dataset": "datasets",
-    "load_gpe": "datasets",
+    "load_gpe": "gpe",
     "load_jsonl": "datasets",
-    "load_poisonedrag": "datasets",
+    "load_poisonedrag": "poisonedrag",
     "SYSTEMS": "harness",
     "BenchResult": "harness",
     "aggregate": "harness",

@@ -40,8 +40,8 @@ import numpy as np
 
 from mirage_core.config import MirageConfig
 from mirage_core.defense import Mirage
-from mirage_core.evaluation.datasets import Dataset
 from mirage_core.evaluation.harness import claim_pollution, contains_answer, corroborated_clean
+from mirage_core.evaluation.instances import Dataset
 from mirage_core.pollution.families import rng_for
 from mirage_core.quarantine import gate_d_min
 
@@ -99,7 +99,7 @@ def dataset_split(
     dataset: Dataset, fit_fraction: float, seed: int | str
 ) -> tuple[set[str], set[str]]:
     """:func:`split_queries` of a dataset's query ids. A set grown beyond a pinned subsample
-    (``settings["pinned_qids"]``, :func:`~mirage_core.evaluation.datasets.subsample`) keeps
+    (``settings["pinned_qids"]``, :func:`~mirage_core.evaluation.instances.subsample`) keeps
     the pinned questions' split as they had it alone, and splits the added ones apart: a
     question chosen on stays on the fit side."""
     qids = {i.qid for i in dataset.instances}

@@ -19,8 +19,8 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from mirage_core.evaluation.datasets import Dataset
 from mirage_core.evaluation.harness import BenchResult, regime_groups, run_benchmark
+from mirage_core.evaluation.instances import Dataset
 
 __all__ = ["merge_results", "run_benchmark_ray"]
 

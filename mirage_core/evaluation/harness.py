@@ -1,6 +1,6 @@
 """Run several systems on the same inputs and measure them without an LLM judge.
 
-Systems (:data:`SYSTEMS`), all on the same :class:`~mirage_core.evaluation.datasets.Instance`
+Systems (:data:`SYSTEMS`), all on the same :class:`~mirage_core.evaluation.instances.Instance`
 values in one run:
 
 - ``no_rag`` — no evidence reaches the generator;
@@ -50,7 +50,7 @@ import numpy as np
 
 from mirage_core.config import MirageConfig
 from mirage_core.defense import Mirage
-from mirage_core.evaluation.datasets import Dataset, Instance
+from mirage_core.evaluation.instances import Dataset, Instance
 from mirage_core.types import Claim
 from mirage_core.verdict import Verdict
 

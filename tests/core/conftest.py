@@ -65,7 +65,7 @@ TEST_DATA = Path(__file__).resolve().parents[1] / "data"
 @pytest.fixture(scope="session")
 def bench_instances():
     """Benchmark inputs (PoisonedRAG NQ from tests/data: clean, mixed and full regimes)."""
-    from mirage_core.evaluation.datasets import load_poisonedrag
+    from mirage_core.evaluation.poisonedrag import load_poisonedrag
 
     return load_poisonedrag("nq", root=TEST_DATA / "poisonedrag", limit=6).instances
 

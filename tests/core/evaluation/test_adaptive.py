@@ -14,8 +14,9 @@ from mirage_core.evaluation.adaptive import (
     paraphrase,
     synonymize,
 )
-from mirage_core.evaluation.datasets import load_dataset, load_poisonedrag
+from mirage_core.evaluation.datasets import load_dataset
 from mirage_core.evaluation.harness import contains_answer
+from mirage_core.evaluation.poisonedrag import load_poisonedrag
 
 TEST_DATA = Path(__file__).resolve().parents[2] / "data"
 

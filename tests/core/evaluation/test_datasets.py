@@ -8,16 +8,10 @@ from pathlib import Path
 import pytest
 
 from mirage_core.evaluation.calibrate import dataset_split
-from mirage_core.evaluation.datasets import (
-    GPE_ATTACKS,
-    find_data_dir,
-    find_gpe_file,
-    load_dataset,
-    load_gpe,
-    load_jsonl,
-    load_poisonedrag,
-    subsample,
-)
+from mirage_core.evaluation.datasets import load_dataset, load_jsonl
+from mirage_core.evaluation.gpe import GPE_ATTACKS, find_gpe_file, load_gpe
+from mirage_core.evaluation.instances import find_data_dir, subsample
+from mirage_core.evaluation.poisonedrag import load_poisonedrag
 from mirage_core.pollution import PollutedPassage
 
 #: The PoisonedRAG slice committed with the tests (four queries per set; see its PROVENANCE.md).
@@ -169,3 +163,20 @@ def test_bad_rows_are_reported(tmp_path):
         load_jsonl(path)
     with pytest.raises(ValueError, match="unknown dataset"):
         load_dataset("no-such-set")
+
+
+def test_datasets_module_still_exports_the_loaders_and_types():
+    """Code that imports the loaders, the instance types or discovery from ``datasets`` (or the
+    package) gets the same objects as their own modules hold."""
+    import mirage_core.evaluation as evaluation
+    from mirage_core.evaluation import datasets, gpe, instances, poisonedrag
+
+    homes = {gpe: ("GPE_ATTACKS", "find_gpe_file", "load_gpe", "_gpe_passage")}
+    homes[poisonedrag] = ("VARIANTS", "load_poisonedrag")
+    homes[instances] = ("CLEAN_FAMILY", "Dataset", "Instance", "find_data_dir", "subsample")
+    for module, names in homes.items():
+        for name in names:
+            assert getattr(datasets, name) is getattr(module, name), name
+            if name in evaluation.__all__:
+                assert getattr(evaluation, name) is getattr(module, name), name
+    assert all(hasattr(datasets, name) for name in datasets.__all__)

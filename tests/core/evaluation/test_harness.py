@@ -6,7 +6,6 @@ import pytest
 
 from mirage_core import MirageConfig, Passage
 from mirage_core.errors import NLIError
-from mirage_core.evaluation.datasets import Dataset, Instance
 from mirage_core.evaluation.harness import (
     SYSTEMS,
     InstanceRecord,
@@ -17,6 +16,7 @@ from mirage_core.evaluation.harness import (
     run_benchmark,
     system_configs,
 )
+from mirage_core.evaluation.instances import Dataset, Instance
 from mirage_core.pollution import Edit, PollutedPassage
 
 CLEAN_0 = Passage(

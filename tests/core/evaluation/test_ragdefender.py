@@ -15,7 +15,6 @@ from mirage_core.evaluation.baselines.ragdefender import (
     RAGDefender,
     task_type_for,
 )
-from mirage_core.evaluation.datasets import Dataset, Instance
 from mirage_core.evaluation.harness import (
     ALL_SYSTEMS,
     BASELINES,
@@ -24,6 +23,7 @@ from mirage_core.evaluation.harness import (
     run_benchmark,
     system_configs,
 )
+from mirage_core.evaluation.instances import Dataset, Instance
 from mirage_core.evaluation.report import main_table
 from mirage_core.pollution import PollutedPassage
 

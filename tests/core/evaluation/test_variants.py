@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from mirage_core.evaluation.datasets import VARIANTS, load_dataset, load_poisonedrag
+from mirage_core.evaluation.datasets import load_dataset
 from mirage_core.evaluation.harness import contains_answer
+from mirage_core.evaluation.poisonedrag import VARIANTS, load_poisonedrag
 from mirage_core.pollution import PollutedPassage
 
 TEST_DATA = Path(__file__).resolve().parents[2] / "data"
