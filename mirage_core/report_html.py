@@ -15,18 +15,21 @@ What it shows:
 - the contradiction pairs with p_contra in both directions.
 
 Pure Python (``html`` and ``math``): the engine stays free of frameworks and templating
-libraries.
+libraries. The claim graph is drawn by :mod:`mirage_core.report_graph`, the stylesheet is
+:mod:`mirage_core.report_style`, and both parts escape and format values with
+:mod:`mirage_core.report_values`.
 """
 
 from __future__ import annotations
 
-import html
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
+from mirage_core.report_graph import _graph_svg
+from mirage_core.report_style import _CSS
+from mirage_core.report_values import _e, _num, _relevance
 from mirage_core.types import PassageLike, to_passage
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -50,27 +53,6 @@ class _Pair:
     @property
     def strength(self) -> float:
         return max(self.p_ab or 0.0, self.p_ba or 0.0)
-
-
-def _e(text: object) -> str:
-    """Escape any value for HTML text and attribute values (quotes included)."""
-    return html.escape(str(text), quote=True)
-
-
-def _num(x: float | None, digits: int = 3) -> str:
-    return "n/a" if x is None or not math.isfinite(x) else f"{x:.{digits}f}"
-
-
-def _short(text: str, n: int) -> str:
-    return text if len(text) <= n else text[: n - 1] + "…"
-
-
-def _relevance(verdict: Verdict) -> list[float] | None:
-    """Each claim's query relevance in [0, 1] when the verdict has it (``None``: not measured)."""
-    rel = getattr(verdict, "relevance", None)
-    if rel is None or len(rel) != len(verdict.claims):
-        return None
-    return [float(x) for x in rel]
 
 
 def _non_claims(verdict: Verdict) -> dict[int, list[tuple[int, int, str]]]:
@@ -122,130 +104,6 @@ def _contradiction_pairs(verdict: Verdict) -> list[_Pair]:
         if r["hit"]
     ]
     return sorted(pairs, key=lambda x: (-x.strength, x.a, x.b))
-
-
-# -- the claim graph ---------------------------------------------------------------------------
-
-
-def _graph_svg(verdict: Verdict, states: Sequence[str]) -> str:
-    """Claims on a circle, in passage order; chords for support (green) and contradiction (red)."""
-    claims = verdict.claims
-    n = len(claims)
-    if n == 0:
-        return '<p class="muted">No claims: nothing to draw.</p>'
-    node_r = 11 if n <= 40 else 8 if n <= 120 else 5
-    radius = max(190.0, n * (2 * node_r + 6) / (2 * math.pi))
-    pad_x, pad_y = 230.0, 50.0  # room for the passage labels outside the circle
-    width, height = 2 * (radius + pad_x), 2 * (radius + pad_y)
-    cx, cy = width / 2, height / 2
-    # A gap between passages makes the groups readable.
-    order = sorted(range(n), key=lambda i: (claims[i].passage_index, claims[i].start, i))
-    passages = sorted({c.passage_index for c in claims})
-    slots = n + len(passages)
-    angle: dict[int, float] = {}
-    slot = 0
-    last = None
-    for i in order:
-        if claims[i].passage_index != last:
-            slot += 1 if last is not None else 0
-            last = claims[i].passage_index
-        angle[i] = -math.pi / 2 + 2 * math.pi * slot / slots
-        slot += 1
-    pos = {i: (cx + radius * math.cos(a), cy + radius * math.sin(a)) for i, a in angle.items()}
-
-    # Undirected chords: red when either direction is a contradiction edge, else green when
-    # either direction supports; neutral pairs are not drawn.
-    g = verdict.graph
-    chords: dict[tuple[int, int], dict[str, float | bool]] = {}
-    for p, h, ws, wc, probs in zip(
-        g.premise.tolist(),
-        g.hypothesis.tolist(),
-        g.w_supp.tolist(),
-        g.w_contr.tolist(),
-        g.probs.tolist(),
-        strict=True,
-    ):
-        key = (min(p, h), max(p, h))
-        rec = chords.setdefault(key, {"supp": 0.0, "contr": 0.0, "pe": 0.0, "pc": 0.0})
-        rec["supp"] = max(float(rec["supp"]), ws)
-        rec["contr"] = max(float(rec["contr"]), wc)
-        rec["pe"] = max(float(rec["pe"]), probs[0])
-        rec["pc"] = max(float(rec["pc"]), probs[2])
-    rel = _relevance(verdict)
-    support_paths, contra_paths = [], []
-    for (a, b), rec in sorted(chords.items()):
-        (x1, y1), (x2, y2) = pos[a], pos[b]
-        qx = cx + ((x1 + x2) / 2 - cx) * 0.35
-        qy = cy + ((y1 + y2) / 2 - cy) * 0.35
-        d = f"M{x1:.1f},{y1:.1f} Q{qx:.1f},{qy:.1f} {x2:.1f},{y2:.1f}"
-        if float(rec["contr"]) > 0:
-            stroke = 1.5 + 3.0 * float(rec["contr"])
-            tip = f"[{a}] ⟂ [{b}]: contradiction, p_contra up to {float(rec['pc']):.2f}"
-            opacity = 0.85
-            if rel is not None:  # an off-topic conflict weighs less in r_contr: drawn fainter
-                r = min(rel[a], rel[b])
-                opacity = 0.2 + 0.65 * r
-                tip += f", query relevance {r:.2f}"
-            contra_paths.append(
-                f'<path class="ec" d="{d}" stroke-width="{stroke:.1f}" '
-                f'style="stroke-opacity:{opacity:.2f}"><title>{_e(tip)}</title></path>'
-            )
-        elif float(rec["supp"]) > 0:
-            stroke = 0.8 + 2.0 * float(rec["supp"])
-            tip = f"[{a}] ↔ [{b}]: support, p_entail up to {float(rec['pe']):.2f}"
-            support_paths.append(
-                f'<path class="es" d="{d}" stroke-width="{stroke:.1f}"><title>{_e(tip)}</title></path>'
-            )
-
-    nodes = []
-    scores = verdict.scores
-    support = verdict.support
-    for i in order:
-        c = claims[i]
-        x, y = pos[i]
-        s = _num(float(scores[i]), 2) if scores.size else "n/a"
-        nsup = int(support[i]) if support.size else 0
-        about = "" if rel is None else f", relevance={rel[i]:.2f}"
-        tip = (
-            f"[{i}] passage {c.passage_index} ({c.domain}), s={s}, n={nsup}{about}: "
-            f"{_short(c.text, 200)}"
-        )
-        font = max(7, node_r - 1)
-        nodes.append(
-            f'<a href="#claim-{i}"><g class="n {states[i]}">'
-            f"<title>{_e(tip)}</title>"
-            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{node_r}"/>'
-            f'<text x="{x:.1f}" y="{y + font / 3:.1f}" font-size="{font}">{i}</text></g></a>'
-        )
-
-    labels = []
-    for p in passages:
-        members = [i for i in order if claims[i].passage_index == p]
-        # Mean angle of the passage's claims (as a unit vector, so groups across -π/π work).
-        vx = sum(math.cos(angle[i]) for i in members)
-        vy = sum(math.sin(angle[i]) for i in members)
-        a = math.atan2(vy, vx)
-        lx = cx + (radius + node_r + 14) * math.cos(a)
-        ly = cy + (radius + node_r + 14) * math.sin(a)
-        anchor = "start" if math.cos(a) > 0.2 else "end" if math.cos(a) < -0.2 else "middle"
-        dy = 4 if abs(math.sin(a)) < 0.8 else (12 if math.sin(a) > 0 else -4)
-        domain = claims[members[0]].domain
-        labels.append(
-            f'<text class="pl" x="{lx:.1f}" y="{ly + dy:.1f}" text-anchor="{anchor}">'
-            f'<tspan font-weight="600">P{p}</tspan> {_e(_short(domain, 30))}</text>'
-        )
-
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="graph" role="img" '
-        f'viewBox="0 0 {width:.0f} {height:.0f}" width="{min(width, 1000):.0f}" '
-        f'aria-label="claim graph: {n} claims, {len(contra_paths)} contradiction pairs">'
-        f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{radius:.1f}" class="ring"/>'
-        + "".join(support_paths)
-        + "".join(contra_paths)
-        + "".join(nodes)
-        + "".join(labels)
-        + "</svg>"
-    )
 
 
 # -- passages ----------------------------------------------------------------------------------
@@ -466,68 +324,6 @@ def _contradiction_table(verdict: Verdict, states: Sequence[str], pairs: list[_P
 
 # -- the page ----------------------------------------------------------------------------------
 
-_CSS = """
-:root{--ok:#1b7f3b;--okbg:#e3f4e8;--bad:#c62828;--badbg:#fde4e4;--warn:#a15c00;--warnbg:#fff1d6;
---mute:#667085;--line:#d0d5dd;--sel:#1b9e4b;--selbg:#c8f0d4}
-*{box-sizing:border-box}
-body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d2939;margin:0;
-background:#f8f9fb}
-main{max-width:1100px;margin:0 auto;padding:24px}
-h1{font-size:20px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px}
-h3{font-size:15px;margin:0 0 4px;display:flex;gap:8px;flex-wrap:wrap;align-items:baseline}
-.card{background:#fff;border:1px solid var(--line);border-radius:8px;padding:16px;margin:12px 0}
-.decision{display:inline-block;font-weight:700;padding:2px 10px;border-radius:12px;font-size:14px}
-.decision.verified{background:var(--okbg);color:var(--ok)}
-.decision.fallback{background:var(--warnbg);color:var(--warn)}
-.reason{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:13px;margin-top:6px}
-.query{font-size:17px;margin:8px 0}
-.stats{display:flex;flex-wrap:wrap;gap:8px 24px;margin-top:8px;font-size:14px}
-.stats b{font-variant-numeric:tabular-nums}
-.muted{color:var(--mute);font-size:13px;margin:4px 0}
-.legend{display:flex;flex-wrap:wrap;gap:6px 18px;font-size:13px;margin:6px 0}
-.legend span{display:inline-flex;align-items:center;gap:6px}
-.sw{display:inline-block;width:14px;height:14px;border-radius:50%;border:2px solid #344054}
-.sw.sel{background:var(--sel);border-color:#0b4f23}.sw.rej{background:#f3a6a6;border-color:var(--bad)}
-.sw.uns{background:#e4e7ec;border-color:#98a2b3}
-.sw.nc{background:none;border:1px dotted var(--mute);border-radius:2px}
-.ln{display:inline-block;width:22px;height:0;border-top:3px solid}
-.ln.c{border-color:var(--bad)}.ln.s{border-color:#5cb176}
-svg.graph{display:block;max-width:100%;height:auto;margin:0 auto}
-svg .ring{fill:none;stroke:#eaecf0;stroke-width:1}
-svg .es{fill:none;stroke:#5cb176;stroke-opacity:.55}
-svg .ec{fill:none;stroke:#d92d20;stroke-opacity:.85}
-svg .n circle{stroke-width:2}
-svg .n text{text-anchor:middle;font-family:system-ui,sans-serif;fill:#101828;pointer-events:none}
-svg .n.sel circle{fill:var(--sel);stroke:#0b4f23;stroke-width:3.5}
-svg .n.sel text{fill:#fff;font-weight:700}
-svg .n.rej circle{fill:#f3a6a6;stroke:var(--bad)}
-svg .n.uns circle{fill:#e4e7ec;stroke:#98a2b3}
-svg .pl{font-size:12px;fill:#344054;font-family:system-ui,sans-serif}
-.passage{background:#fff;border:1px solid var(--line);border-radius:8px;padding:12px 16px;margin:10px 0}
-.pid{font-family:ui-monospace,Menlo,monospace;font-weight:700;color:#344054}
-.src{word-break:break-all}.dom{color:var(--mute);font-size:12px;border:1px solid var(--line);
-border-radius:10px;padding:0 8px}
-.dom.planted{color:var(--bad);border-color:var(--bad)}
-.text{margin:6px 0;white-space:pre-wrap;overflow-wrap:anywhere}
-mark{border-radius:3px;padding:1px 2px;color:inherit}
-mark.sel{background:var(--selbg);box-shadow:inset 0 -2px 0 var(--sel)}
-mark.rej{background:var(--badbg);text-decoration:line-through;text-decoration-color:var(--bad);
-box-shadow:inset 0 -2px 0 var(--bad)}
-mark.uns{background:#f2f4f7}
-mark.nc{background:none;color:var(--mute);border-bottom:1px dotted var(--mute);border-radius:0}
-mark:target{outline:2px solid #2e90fa}
-sup.ci{font-size:10px;color:var(--mute);margin-right:2px;font-family:ui-monospace,monospace}
-table{border-collapse:collapse;width:100%;background:#fff;font-size:14px}
-th,td{border:1px solid var(--line);padding:6px 8px;vertical-align:top;text-align:left}
-th{background:#f2f4f7}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-.tag{font-family:ui-monospace,monospace;text-decoration:none;color:inherit;border-radius:3px;padding:0 3px}
-.tag.sel{background:var(--selbg)}.tag.rej{background:var(--badbg)}.tag.uns{background:#f2f4f7}
-details{margin:8px 0}summary{cursor:pointer;color:#344054}
-code{font-family:ui-monospace,Menlo,monospace;font-size:13px}
-.warn{background:var(--warnbg);border:1px solid #f5c26b;border-radius:6px;padding:6px 10px;margin:6px 0}
-footer{color:var(--mute);font-size:12px;margin:28px 0 8px}
-@media print{body{background:#fff}.card,.passage{break-inside:avoid}}
-"""
 
 # Nothing may be fetched or run: styles inline, images only as data: URLs, no scripts at all.
 _CSP = (
