@@ -6,6 +6,7 @@ constant evidence size, an offline rule-based polluter and an LLM polluter.
 >>> evidence = apply_regime(passages, "mixed", "unambiguous", polluter, seed=0)
 """
 
+from mirage_core.pollution.facts import find_facts
 from mirage_core.pollution.families import (
     FAMILIES,
     LABEL_KEY,
@@ -19,7 +20,7 @@ from mirage_core.pollution.families import (
     mixed_count,
     polluted_spans,
 )
-from mirage_core.pollution.rules import Corpus, RulePolluter, find_facts
+from mirage_core.pollution.rules import Corpus, RulePolluter
 
 __all__ = [
     "FAMILIES",
