@@ -28,8 +28,9 @@ from benchmarks.scoreboard import BIOGEN_DEFAULT, biogen, gpe
 from benchmarks.shortqa import load_shortqa
 from mirage_core import MirageConfig
 from mirage_core.evaluation.datasets import load_dataset
-from mirage_core.evaluation.harness import InstanceRecord, aggregate, run_benchmark
+from mirage_core.evaluation.harness import run_benchmark
 from mirage_core.evaluation.instances import Dataset
+from mirage_core.evaluation.records import InstanceRecord, aggregate
 
 FIGURES = ("pass_rate", "contamination", "correct_in_evidence", "incorrect_in_evidence")
 

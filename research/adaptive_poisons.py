@@ -21,7 +21,7 @@ import time
 import numpy as np
 
 from mirage_core.coordination import lexical_matrix
-from mirage_core.evaluation.harness import contains_answer
+from mirage_core.evaluation.measures import contains_answer
 from research.coordination_data import (
     VARIANTS,
     DiskCachedEmbedder,

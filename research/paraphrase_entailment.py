@@ -30,7 +30,7 @@ from benchmarks.scoreboard import biogen
 from mirage_core import Mirage, MirageConfig
 from mirage_core.corroboration import claim_facts, stated_words
 from mirage_core.evaluation.calibrate import split_queries
-from mirage_core.evaluation.harness import claim_pollution
+from mirage_core.evaluation.measures import claim_pollution
 
 
 def paraphrase_pairs(claims, embedder, cos: float) -> tuple[np.ndarray, np.ndarray]:

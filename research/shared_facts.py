@@ -30,8 +30,8 @@ from benchmarks.shortqa import load_shortqa
 from mirage_core import Mirage, MirageConfig
 from mirage_core.evaluation.calibrate import dataset_split
 from mirage_core.evaluation.datasets import load_dataset
-from mirage_core.evaluation.harness import contains_answer
 from mirage_core.evaluation.instances import Dataset
+from mirage_core.evaluation.measures import contains_answer
 from research.separation_probes import passage_sentences, shared_fact_count
 
 WHOLE_HONEST, WHOLE_POISONS = "shortqa CLEAN (honest)", "poisons alone, every family"

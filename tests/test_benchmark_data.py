@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from benchmarks import shortqa
-from mirage_core.evaluation.harness import contains_answer
+from mirage_core.evaluation.measures import contains_answer
 from mirage_core.pollution import PollutedPassage
 
 

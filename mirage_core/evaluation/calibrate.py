@@ -40,8 +40,8 @@ import numpy as np
 
 from mirage_core.config import MirageConfig
 from mirage_core.defense import Mirage
-from mirage_core.evaluation.harness import claim_pollution, contains_answer, corroborated_clean
 from mirage_core.evaluation.instances import Dataset
+from mirage_core.evaluation.measures import claim_pollution, contains_answer, corroborated_clean
 from mirage_core.pollution.families import rng_for
 from mirage_core.quarantine import gate_d_min
 

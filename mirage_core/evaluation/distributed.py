@@ -19,8 +19,9 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from mirage_core.evaluation.harness import BenchResult, regime_groups, run_benchmark
+from mirage_core.evaluation.harness import regime_groups, run_benchmark
 from mirage_core.evaluation.instances import Dataset
+from mirage_core.evaluation.records import BenchResult
 
 __all__ = ["merge_results", "run_benchmark_ray"]
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from mirage_core.evaluation.harness import BenchResult
+from mirage_core.evaluation.records import BenchResult
 
 __all__ = ["family_table", "latency_table", "main_table", "replot", "write_report"]
 

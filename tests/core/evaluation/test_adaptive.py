@@ -9,7 +9,7 @@ import pytest
 
 from mirage_core.evaluation.adaptive import ADAPTIVE, GENERATED, adapt_poisons
 from mirage_core.evaluation.datasets import load_dataset
-from mirage_core.evaluation.harness import contains_answer
+from mirage_core.evaluation.measures import contains_answer
 from mirage_core.evaluation.poisonedrag import load_poisonedrag
 from mirage_core.evaluation.rewrites import paraphrase, synonymize
 

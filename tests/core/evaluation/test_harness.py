@@ -6,17 +6,10 @@ import pytest
 
 from mirage_core import MirageConfig, Passage
 from mirage_core.errors import NLIError
-from mirage_core.evaluation.harness import (
-    SYSTEMS,
-    InstanceRecord,
-    Route,
-    aggregate,
-    claim_pollution,
-    contains_answer,
-    run_benchmark,
-    system_configs,
-)
+from mirage_core.evaluation.harness import SYSTEMS, run_benchmark, system_configs
 from mirage_core.evaluation.instances import Dataset, Instance
+from mirage_core.evaluation.measures import claim_pollution, contains_answer
+from mirage_core.evaluation.records import InstanceRecord, Route, aggregate
 from mirage_core.pollution import Edit, PollutedPassage
 
 CLEAN_0 = Passage(

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mirage_core.evaluation.datasets import load_dataset
-from mirage_core.evaluation.harness import contains_answer
+from mirage_core.evaluation.measures import contains_answer
 from mirage_core.evaluation.poisonedrag import VARIANTS, load_poisonedrag
 from mirage_core.pollution import PollutedPassage
 
