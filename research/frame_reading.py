@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mirage_core.pollution.rules import _FRAMES as PROTOCOL_FRAMES
+from mirage_core.pollution.vocabulary import _FRAMES as PROTOCOL_FRAMES
 from training.data import build_splits
 from training.frames import HELD_OUT_REPORTING, HELD_OUT_RETRACTING, REPORTING, RETRACTING, frame
 
