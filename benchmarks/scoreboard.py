@@ -64,13 +64,13 @@ from benchmarks.snippets import SCAN_CHARS as SNIPPET_SCAN_CHARS
 from benchmarks.snippets import snippet_dataset
 from mirage_core.answer_conflict import answer_conflicts
 from mirage_core.config import MirageConfig
-from mirage_core.evaluation.calibrate import dataset_split
 from mirage_core.evaluation.datasets import load_dataset, load_rows
 from mirage_core.evaluation.gpe import load_gpe
 from mirage_core.evaluation.harness import run_benchmark
 from mirage_core.evaluation.instances import Dataset, subsample
 from mirage_core.evaluation.measures import contains_answer
 from mirage_core.evaluation.records import InstanceRecord, _metrics
+from mirage_core.evaluation.splits import dataset_split
 from mirage_core.pairs import candidate_pairs
 
 GPE_ATTACKS = ("fakegpt", "poisonedrag")

@@ -45,8 +45,8 @@ from benchmarks._pair_store import PersistentEmbedder
 from benchmarks.scoreboard import add_dataset_args, answer_bearing, dataset_loaders
 from mirage_core.answer_conflict import answer_conflicts, topic_context
 from mirage_core.config import MirageConfig
-from mirage_core.evaluation.calibrate import split_queries
 from mirage_core.evaluation.harness import run_benchmark
+from mirage_core.evaluation.splits import split_queries
 from mirage_core.nli.base import CallableNLI
 from mirage_core.types import Claim
 

@@ -56,7 +56,7 @@ from mirage_core.coordination import (
     evidence_profile,
     group_signals,
 )
-from mirage_core.evaluation.calibrate import split_queries
+from mirage_core.evaluation.splits import split_queries
 
 Key = tuple[str, str, str]  # dataset, regime, split
 

@@ -165,7 +165,7 @@ def main() -> None:
     rng.shuffle(keys)
     fit_keys = set(keys[: len(keys) // 2])
     if args.shortqa:  # the scoreboard's split of shortqa, so its report half stays unseen
-        from mirage_core.evaluation.calibrate import split_queries
+        from mirage_core.evaluation.splits import split_queries
 
         qids = [e.key.removeprefix("shortqa:") for e in evidence if e.source == "shortqa"]
         fit_keys |= {f"shortqa:{q}" for q in split_queries(qids, 0.5, args.seed)[0]}

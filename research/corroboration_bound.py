@@ -22,8 +22,8 @@ from typing import Any
 from benchmarks._pair_store import stored_models
 from benchmarks.scoreboard import BIOGEN_DEFAULT, biogen, gpe_longform, longform_figures
 from mirage_core import MirageConfig
-from mirage_core.evaluation.calibrate import split_queries
 from mirage_core.evaluation.harness import run_benchmark
+from mirage_core.evaluation.splits import split_queries
 
 _PART = {"corroborated_relevant": False}
 _FALLBACK = _PART | {"uncorroborated_delivery": "fallback"}

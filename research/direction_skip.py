@@ -18,8 +18,8 @@ import numpy as np
 from benchmarks import scoreboard as sb
 from benchmarks._pair_store import stored_models
 from mirage_core import Mirage, MirageConfig
-from mirage_core.evaluation.calibrate import dataset_split
 from mirage_core.evaluation.datasets import load_dataset
+from mirage_core.evaluation.splits import dataset_split
 
 TAUS = (0.9, 0.95, 0.98)
 SETS = {

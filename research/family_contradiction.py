@@ -13,10 +13,10 @@ import numpy as np
 from benchmarks._pair_store import stored_models
 from benchmarks.scoreboard import family_dataset, gpe
 from mirage_core import MirageConfig
-from mirage_core.evaluation.calibrate import split_queries
 from mirage_core.evaluation.datasets import load_dataset
 from mirage_core.evaluation.harness import run_benchmark
 from mirage_core.evaluation.instances import Dataset
+from mirage_core.evaluation.splits import split_queries
 from mirage_core.graph import symmetric_contra
 
 

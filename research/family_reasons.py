@@ -15,8 +15,8 @@ from collections import Counter
 from benchmarks._pair_store import stored_models
 from benchmarks.scoreboard import PINNED_QUESTIONS
 from mirage_core import Mirage, MirageConfig
-from mirage_core.evaluation.calibrate import dataset_split
 from mirage_core.evaluation.datasets import load_dataset
+from mirage_core.evaluation.splits import dataset_split
 from research.longform_reasons import reason_kind
 
 

@@ -18,9 +18,9 @@ import numpy as np
 from benchmarks import families as fam
 from benchmarks.scoreboard import BIOGEN_DEFAULT, biogen, family_dataset, gpe, gpe_snippets
 from benchmarks.shortqa import load_shortqa
-from mirage_core.evaluation.calibrate import split_queries
 from mirage_core.evaluation.datasets import load_dataset
 from mirage_core.evaluation.instances import Dataset
+from mirage_core.evaluation.splits import split_queries
 from mirage_core.garbled import garbled_share
 
 CUTS = (0.15, 0.2, 0.25, 0.3)

@@ -15,8 +15,8 @@ from pathlib import Path
 from benchmarks._pair_store import stored_models
 from benchmarks.scoreboard import biogen, gpe
 from mirage_core import MirageConfig
-from mirage_core.evaluation.calibrate import split_queries
 from mirage_core.evaluation.harness import run_benchmark
+from mirage_core.evaluation.splits import split_queries
 
 
 def reason_kind(reason: str) -> str:

@@ -25,7 +25,7 @@ import numpy as np
 from benchmarks import scoreboard as sb
 from benchmarks._pair_store import stored_models
 from mirage_core import Mirage, MirageConfig
-from mirage_core.evaluation.calibrate import split_queries
+from mirage_core.evaluation.splits import split_queries
 from mirage_core.graph import symmetric_contra
 
 

@@ -29,8 +29,8 @@ from benchmarks._pair_store import stored_models
 from benchmarks.scoreboard import biogen
 from mirage_core import Mirage, MirageConfig
 from mirage_core.corroboration import claim_facts, stated_words
-from mirage_core.evaluation.calibrate import split_queries
 from mirage_core.evaluation.measures import claim_pollution
+from mirage_core.evaluation.splits import split_queries
 
 
 def paraphrase_pairs(claims, embedder, cos: float) -> tuple[np.ndarray, np.ndarray]:

@@ -37,10 +37,10 @@ from benchmarks.scoreboard import gpe, gpe_longform
 from benchmarks.shortqa import load_shortqa
 from mirage_core import Mirage, MirageConfig
 from mirage_core.corroboration import claim_facts, corroborate, stated_words
-from mirage_core.evaluation.calibrate import split_queries
 from mirage_core.evaluation.datasets import load_dataset
 from mirage_core.evaluation.instances import Dataset, Instance
 from mirage_core.evaluation.measures import claim_pollution
+from mirage_core.evaluation.splits import split_queries
 from mirage_core.graph import SourcedGraph
 from mirage_core.verdict import Verdict
 

@@ -22,9 +22,9 @@ from benchmarks._pair_store import stored_models
 from benchmarks.scoreboard import gpe, gpe_snippets
 from benchmarks.shortqa import load_shortqa
 from mirage_core import Mirage, MirageConfig
-from mirage_core.evaluation.calibrate import split_queries
 from mirage_core.evaluation.datasets import load_dataset
 from mirage_core.evaluation.instances import Dataset
+from mirage_core.evaluation.splits import split_queries
 
 #: gpe-eval at the scoreboard's sizes (200 claims at k = 5, 100 at k = 10); PoisonedRAG 100
 #: questions; a family's first 20 questions (the scoreboard's pinned ones; it runs 50).

@@ -24,8 +24,8 @@ import numpy as np
 from benchmarks._pair_store import stored_models
 from benchmarks.scoreboard import gpe
 from mirage_core import Mirage, MirageConfig
-from mirage_core.evaluation.calibrate import split_queries
 from mirage_core.evaluation.measures import claim_pollution
+from mirage_core.evaluation.splits import split_queries
 from mirage_core.pollution import PollutedPassage
 
 THRESHOLD = 0.5

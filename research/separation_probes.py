@@ -44,9 +44,9 @@ from mirage_core import Mirage, MirageConfig
 from mirage_core.answer_conflict import answer_facts, question_kinds, question_words
 from mirage_core.claims import content_tokens, split_sentences
 from mirage_core.corroboration import claim_facts
-from mirage_core.evaluation.calibrate import split_queries
 from mirage_core.evaluation.datasets import load_dataset
 from mirage_core.evaluation.instances import Dataset
+from mirage_core.evaluation.splits import split_queries
 from mirage_core.relevance import stems
 
 FAMILIES = ("gpt4", "paraphrase", "synonym", "dispersed", "gemini", "gemini_100", "gemini_100_x")

@@ -28,10 +28,10 @@ from benchmarks._pair_store import stored_models
 from benchmarks.scoreboard import PINNED_QUESTIONS, PRAG_SETS, family_dataset, gpe, gpe_snippets
 from benchmarks.shortqa import load_shortqa
 from mirage_core import Mirage, MirageConfig
-from mirage_core.evaluation.calibrate import dataset_split
 from mirage_core.evaluation.datasets import load_dataset
 from mirage_core.evaluation.instances import Dataset
 from mirage_core.evaluation.measures import contains_answer
+from mirage_core.evaluation.splits import dataset_split
 from research.separation_probes import passage_sentences, shared_fact_count
 
 WHOLE_HONEST, WHOLE_POISONS = "shortqa CLEAN (honest)", "poisons alone, every family"

@@ -31,8 +31,8 @@ from benchmarks.shortqa import load_shortqa
 from mirage_core import Mirage, MirageConfig
 from mirage_core.answer_conflict import answer_facts, of_kind, question_kinds, question_words
 from mirage_core.claims import content_tokens
-from mirage_core.evaluation.calibrate import dataset_split
 from mirage_core.evaluation.datasets import load_dataset
+from mirage_core.evaluation.splits import dataset_split
 from mirage_core.factcheck import name_phrases
 from mirage_core.relevance import stems
 from mirage_core.types import Claim

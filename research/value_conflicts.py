@@ -23,7 +23,7 @@ from benchmarks._pair_store import stored_models
 from benchmarks.scoreboard import gpe, gpe_snippets
 from benchmarks.shortqa import load_shortqa
 from mirage_core import Mirage, MirageConfig
-from mirage_core.evaluation.calibrate import split_queries
+from mirage_core.evaluation.splits import split_queries
 from mirage_core.factcheck import MONTHS
 
 THRESHOLDS = (0.8, 0.85, 0.9)

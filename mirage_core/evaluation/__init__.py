@@ -27,7 +27,7 @@ _EXPORTS = {
     "aggregate": "records",
     "generate_answers": "harness",
     "run_benchmark": "harness",
-    "CalibrationResult": "calibrate",
+    "CalibrationResult": "calibration_result",
     "calibrate": "calibrate",
     "write_report": "report",
 }

@@ -29,22 +29,29 @@ retention of corroborated clean claims:
 from __future__ import annotations
 
 import itertools
-import json
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from mirage_core.config import MirageConfig
 from mirage_core.defense import Mirage
+from mirage_core.evaluation.calibration_result import (
+    CHOICE_PARAMS,
+    ENGINE_PARAMS,
+    GRID_PARAMS,
+    OBJECTIVES,
+    CalibrationResult,
+    GridPoint,
+)
+from mirage_core.evaluation.calibration_scores import _batched, _score, _score_config
 from mirage_core.evaluation.instances import Dataset
 from mirage_core.evaluation.measures import claim_pollution, contains_answer, corroborated_clean
-from mirage_core.pollution.families import rng_for
+from mirage_core.evaluation.splits import dataset_split, split_queries
 from mirage_core.quarantine import gate_d_min
 
+# The split, the result types and the grid's names are part of this module's API too.
 __all__ = [
     "CHOICE_PARAMS",
     "DEFAULT_GRID",
@@ -63,183 +70,6 @@ DEFAULT_GRID: dict[str, tuple[float, ...]] = {
     "d_min": (1, 2, 3),
 }
 
-#: Grid parameters that change S* (one engine run per combination); r_max and d_min only gate.
-ENGINE_PARAMS: tuple[str, ...] = (
-    "tau",
-    "kappa",
-    "coordination_threshold",
-    "coordination_isolated_threshold",
-)
-#: Grid parameters that take one of a config field's named choices, not a number (engine runs
-#: too); a point records them only when the grid varies them.
-CHOICE_PARAMS: tuple[str, ...] = ("answer_conflict_context", "redundancy_filter")
-GRID_PARAMS: tuple[str, ...] = (*ENGINE_PARAMS, "r_max", "d_min")
-
-OBJECTIVES: dict[str, str] = {
-    "pass_gap": "CLEAN pass rate − FULL pass rate",
-    "exposure_gap": "CLEAN pass rate − share of MIXED/FULL queries that deliver a polluted claim",
-}
-
-
-def split_queries(
-    qids: Sequence[str], fit_fraction: float, seed: int | str
-) -> tuple[set[str], set[str]]:
-    """Seeded split of the distinct query ids into (fit, held-out)."""
-    if not 0 < fit_fraction <= 1:
-        raise ValueError(f"fit_fraction must be in (0, 1], got {fit_fraction}")
-    unique = sorted(set(qids))
-    rng_for(seed, "calibration-split").shuffle(unique)
-    n_fit = max(1, math.ceil(len(unique) * fit_fraction)) if unique else 0
-    if fit_fraction < 1 and len(unique) > 1:
-        n_fit = min(n_fit, len(unique) - 1)
-    return set(unique[:n_fit]), set(unique[n_fit:])
-
-
-def dataset_split(
-    dataset: Dataset, fit_fraction: float, seed: int | str
-) -> tuple[set[str], set[str]]:
-    """:func:`split_queries` of a dataset's query ids. A set grown beyond a pinned subsample
-    (``settings["pinned_qids"]``, :func:`~mirage_core.evaluation.instances.subsample`) keeps
-    the pinned questions' split as they had it alone, and splits the added ones apart: a
-    question chosen on stays on the fit side."""
-    qids = {i.qid for i in dataset.instances}
-    pinned = set(dataset.settings.get("pinned_qids") or ()) & qids
-    if not pinned:
-        return split_queries(sorted(qids), fit_fraction, seed)
-    fit, held = split_queries(sorted(pinned), fit_fraction, seed)
-    if qids - pinned:
-        more_fit, more_held = split_queries(sorted(qids - pinned), fit_fraction, seed)
-        fit, held = fit | more_fit, held | more_held
-    return fit, held
-
-
-@dataclass
-class GridPoint:
-    tau: float
-    kappa: float
-    r_max: float
-    d_min: int
-    fit: dict[str, Any]
-    held_out: dict[str, Any] = field(default_factory=dict)
-    # None: the coordination model's own threshold (the grid did not vary it).
-    coordination_threshold: float | None = None
-    coordination_isolated_threshold: float | None = None
-    #: the :data:`CHOICE_PARAMS` the grid varied, with this point's value
-    choices: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def params(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "tau": self.tau,
-            "kappa": self.kappa,
-            "r_max": self.r_max,
-            "d_min": self.d_min,
-        }
-        for name in ("coordination_threshold", "coordination_isolated_threshold"):
-            if getattr(self, name) is not None:
-                out[name] = getattr(self, name)
-        out.update(self.choices)
-        return out
-
-    def key(self) -> tuple:
-        return tuple(getattr(self, name) for name in GRID_PARAMS) + tuple(
-            self.choices.get(name) for name in CHOICE_PARAMS
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**self.params, "fit": self.fit, "held_out": self.held_out}
-
-
-@dataclass
-class CalibrationResult:
-    config: MirageConfig
-    best: GridPoint
-    base: GridPoint
-    table: list[GridPoint]  # every grid point, best first
-    objective: str
-    min_retention: float | None
-    feasible: bool
-    split: dict[str, Any]
-    nli: dict[str, Any]
-    dataset: dict[str, Any]
-
-    def to_dict(self, top: int | None = None) -> dict[str, Any]:
-        return {
-            "config": self.config.to_dict(),
-            "calibration": {
-                "objective": self.objective,
-                "objective_definition": OBJECTIVES[self.objective],
-                "min_mixed_retention": self.min_retention,
-                "feasible": self.feasible,
-                "best": self.best.to_dict(),
-                "base": self.base.to_dict(),
-                "split": self.split,
-                "nli": self.nli,
-                "dataset": self.dataset,
-                "grid": [p.to_dict() for p in (self.table if top is None else self.table[:top])],
-            },
-        }
-
-    def write(self, path: str | Path) -> None:
-        """A JSON file that :meth:`MirageConfig.from_file` loads (fields under ``"config"``)."""
-        Path(path).write_text(json.dumps(self.to_dict(), indent=2, default=_json_default) + "\n")
-
-    def table_markdown(self, top: int = 15) -> str:
-        shown = list(self.table[:top])
-        if all(p is not self.base for p in shown):
-            shown.append(self.base)
-        # The coordination thresholds and each varied choice get a column.
-        coord = any(
-            p.coordination_threshold is not None or p.coordination_isolated_threshold is not None
-            for p in self.table
-        )
-        chosen = [name for name in CHOICE_PARAMS if any(name in p.choices for p in self.table)]
-        head = (
-            "| τ | κ | "
-            + ("coordination (group / whole) | " if coord else "")
-            + "".join(f"{name} | " for name in chosen)
-            + "r_max | d_min | pass CLEAN | pass MIXED | pass FULL | retention MIXED | "
-            "contamination MIXED | objective (fit) | objective (held-out) |\n"
-            + "|---" * (11 + coord + len(chosen))
-            + "|"
-        )
-        lines = [head]
-        for p in shown:
-            tag = " (best)" if p is self.best else (" (base)" if p is self.base else "")
-            f = p.fit
-            c = (
-                f"{_thr(p.coordination_threshold)} / {_thr(p.coordination_isolated_threshold)} | "
-                if coord
-                else ""
-            ) + "".join(f"{p.choices.get(name, '—')} | " for name in chosen)
-            lines.append(
-                f"| {p.tau:g} | {p.kappa:g} | {c}{p.r_max:g}{tag} | {p.d_min} | {_pct(f.get('pass_clean'))} | "
-                f"{_pct(f.get('pass_mixed'))} | {_pct(f.get('pass_full'))} | {_pct(f.get('retention_mixed'))} | "
-                f"{_pct(f.get('contamination_mixed'))} | {_num(f.get('objective'))} | "
-                f"{_num(p.held_out.get('objective')) if p.held_out else '—'} |"
-            )
-        return "\n".join(lines)
-
-
-def _thr(x: float | None) -> str:
-    return "model" if x is None else f"{x:g}"
-
-
-def _pct(x: float | None) -> str:
-    return "—" if x is None else f"{100 * x:.1f}%"
-
-
-def _num(x: float | None) -> str:
-    return "—" if x is None else f"{x:+.3f}"
-
-
-def _json_default(o: Any) -> Any:
-    if isinstance(o, np.integer | np.floating):
-        return o.item()
-    if isinstance(o, set):
-        return sorted(o)
-    return str(o)
-
 
 def _as_cached(nli: Any) -> Any:
     if (
@@ -253,18 +83,6 @@ def _as_cached(nli: Any) -> Any:
     if not callable(getattr(nli, "predict", None)):
         raise TypeError("nli must have predict(premises, hypotheses)")
     return CallableNLI(lambda p, h: nli.predict(p, h))
-
-
-def _batched(
-    engine: Mirage, instances: Sequence[Any], batch_size: int, tick: Callable[[int], None] | None
-):
-    out = []
-    for start in range(0, len(instances), batch_size):
-        batch = instances[start : start + batch_size]
-        out += engine.defend_many([i.query for i in batch], [i.passages for i in batch])
-        if tick is not None:
-            tick(len(batch))
-    return out
 
 
 def calibrate(
@@ -524,94 +342,3 @@ def calibrate(
         },
         dataset=dataset.info(),
     )
-
-
-def _score_config(
-    cfg, instances, polluted, corr, backend, embedder, split, objective, qa, batch_size, varied=()
-) -> GridPoint:
-    verdicts = _batched(Mirage(cfg, nli=backend, embedder=embedder), instances, batch_size, None)
-    n = len(verdicts)
-    passed = np.array([v.passed for v in verdicts])
-    sel = [np.asarray(v.selected if v.passed else (), dtype=np.int64) for v in verdicts]
-    stats = dict(
-        passed=passed,
-        n_deliv=np.array([s.size for s in sel], dtype=np.float64),
-        n_poll=np.array(
-            [polluted[j][s].sum() if s.size else 0 for j, s in enumerate(sel)], dtype=np.float64
-        ),
-        kept=np.array(
-            [corr[j][s].sum() if s.size else 0 for j, s in enumerate(sel)], dtype=np.float64
-        ),
-        corr_total=np.array([c.sum() for c in corr], dtype=np.float64),
-        regime=np.array([i.regime for i in instances]),
-        correct=np.array(
-            [
-                qa
-                and contains_answer(
-                    " ".join(verdicts[j].claims[i].text for i in sel[j]), instances[j].correct
-                )
-                for j in range(n)
-            ]
-        ),
-        wrong=np.array(
-            [
-                qa
-                and contains_answer(
-                    " ".join(verdicts[j].claims[i].text for i in sel[j]),
-                    instances[j].incorrect,
-                    instances[j].correct,
-                )
-                for j in range(n)
-            ]
-        ),
-        qa=qa,
-    )
-    fit = _score(stats, split, objective)
-    held = _score(stats, ~split, objective) if (~split).any() else {}
-    return GridPoint(
-        cfg.method.tau,
-        cfg.method.kappa,
-        cfg.r_max,
-        cfg.d_min,
-        fit,
-        held,
-        cfg.method.coordination_threshold,
-        cfg.method.coordination_isolated_threshold,
-        {name: cfg.flat()[name] for name in varied},  # the choices the grid varied
-    )
-
-
-def _score(stats: Mapping[str, Any], mask: np.ndarray, objective: str) -> dict[str, Any]:
-    passed = stats["passed"] & mask
-    regime = stats["regime"]
-    out: dict[str, Any] = {}
-    for name in ("clean", "mixed", "full"):
-        m = mask & (regime == name)
-        out[f"n_{name}"] = int(m.sum())
-        out[f"pass_{name}"] = float(passed[m].mean()) if m.any() else None
-        if name != "clean":
-            deliv = (stats["n_deliv"] * passed)[m].sum()
-            out[f"contamination_{name}"] = (
-                float((stats["n_poll"] * passed)[m].sum() / deliv) if deliv else None
-            )
-            out[f"exposure_{name}"] = (
-                float((passed & (stats["n_poll"] > 0))[m].mean()) if m.any() else None
-            )
-        if name != "full":
-            total = stats["corr_total"][m].sum()
-            out[f"retention_{name}"] = (
-                float((stats["kept"] * passed)[m].sum() / total) if total else None
-            )
-        if stats["qa"] and m.any():
-            c, w = stats["correct"] & passed, stats["wrong"] & passed
-            out[f"correct_only_{name}"] = float((c & ~w)[m].mean())
-            out[f"incorrect_in_evidence_{name}"] = float(w[m].mean())
-    clean = out.get("pass_clean")
-    if objective == "pass_gap":
-        full = out.get("pass_full")
-        out["objective"] = None if clean is None or full is None else clean - full
-    else:  # exposure_gap
-        m = mask & (regime != "clean")
-        exposure = float((passed & (stats["n_poll"] > 0))[m].mean()) if m.any() else None
-        out["objective"] = None if clean is None or exposure is None else clean - exposure
-    return out

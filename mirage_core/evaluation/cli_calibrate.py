@@ -18,12 +18,8 @@ from mirage_core.evaluation.cli_shared import _config, _load, _nli, _Progress
 
 def _run_calibrate(args: argparse.Namespace) -> int:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    from mirage_core.evaluation.calibrate import (
-        CHOICE_PARAMS,
-        DEFAULT_GRID,
-        ENGINE_PARAMS,
-        calibrate,
-    )
+    from mirage_core.evaluation.calibrate import DEFAULT_GRID, calibrate
+    from mirage_core.evaluation.calibration_result import CHOICE_PARAMS, ENGINE_PARAMS
 
     base = _config(args)
     dataset = _load(args)

@@ -169,7 +169,7 @@ def load_poisonedrag(
 
     ``pinned`` keeps the questions of ``limit=pinned`` when ``limit`` is larger
     (:func:`subsample`); their ids are ``settings["pinned_qids"]``, which
-    :func:`~mirage_core.evaluation.calibrate.dataset_split` splits as it split them alone.
+    :func:`~mirage_core.evaluation.splits.dataset_split` splits as it split them alone.
     """
     name = name.lower().removeprefix("poisonedrag-")
     if ":" in name:

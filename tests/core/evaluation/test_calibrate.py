@@ -8,8 +8,9 @@ import pytest
 
 from mirage_core import CallableNLI, Mirage, MirageConfig
 from mirage_core.config import MethodSettings
-from mirage_core.evaluation.calibrate import calibrate, split_queries
+from mirage_core.evaluation.calibrate import calibrate
 from mirage_core.evaluation.datasets import load_jsonl
+from mirage_core.evaluation.splits import split_queries
 from tests.conftest import HABSBURG, HABSBURG_PAGES, entail_all, flagged_group
 from tests.core.evaluation.conftest import passage_row
 

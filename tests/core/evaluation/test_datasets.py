@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from mirage_core.evaluation.calibrate import dataset_split
 from mirage_core.evaluation.datasets import load_dataset, load_jsonl
 from mirage_core.evaluation.gpe import GPE_ATTACKS, find_gpe_file, load_gpe
 from mirage_core.evaluation.instances import find_data_dir, subsample
 from mirage_core.evaluation.poisonedrag import load_poisonedrag
+from mirage_core.evaluation.splits import dataset_split
 from mirage_core.pollution import PollutedPassage
 
 #: The PoisonedRAG slice committed with the tests (four queries per set; see its PROVENANCE.md).
