@@ -24,7 +24,8 @@ from mirage_core.corroboration import configured_corroboration
 from mirage_core.delivery import deliver_corroborated, scope_conflicts
 from mirage_core.embeddings import Embedder, as_embedder
 from mirage_core.evidence import Evidence, prepare_evidence
-from mirage_core.gate import decide, measure
+from mirage_core.gate import decide
+from mirage_core.gate_state import measure
 from mirage_core.graph import ClaimGraph, build_graph
 from mirage_core.nli.base import NLIBackend
 from mirage_core.normalize import normalize_query

@@ -18,7 +18,8 @@ from dataclasses import replace
 import numpy as np
 
 from mirage_core.corroboration import Corroboration
-from mirage_core.gate import GateDecision, GateState
+from mirage_core.gate import GateDecision
+from mirage_core.gate_state import GateState
 from mirage_core.records import RuleOutcome
 from mirage_core.sources import reaches_d_min, source_count
 

@@ -27,7 +27,7 @@ from mirage_core.graph import ClaimGraph
 from mirage_core.records import RuleOutcome, Tie
 
 if TYPE_CHECKING:
-    from mirage_core.gate import GateState
+    from mirage_core.gate_state import GateState
 
 __all__ = ["Conflicts", "MajorityRule", "conflict_edges", "conflicts"]
 
