@@ -10,7 +10,8 @@ imports torch, transformers or httpx; each backend imports what it needs when it
 from mirage_core.nli.base import LABELS, CachedNLI, CallableNLI, NLIBackend, PairCache
 from mirage_core.nli.http import HTTPNLI
 from mirage_core.nli.onnx_nli import OnnxNLI, default_nli
-from mirage_core.nli.remote import HTTPOptions, RemoteNLI, ServerInfo
+from mirage_core.nli.remote import RemoteNLI, ServerInfo
+from mirage_core.nli.remote_http import HTTPOptions
 from mirage_core.nli.retry import RetryPolicy
 from mirage_core.nli.tei import TEINLI
 from mirage_core.nli.transformers_nli import DEFAULT_MODEL_DIR, PRESETS, TransformersNLI
