@@ -26,12 +26,8 @@ import numpy as np
 
 from mirage_core.errors import ModelNotFoundError, NLIError
 from mirage_core.nli.base import CachedNLI
-from mirage_core.nli.transformers_nli import (
-    DEFAULT_MODEL_DIR,
-    PRESETS,
-    _softmax,
-    resolve_label_columns,
-)
+from mirage_core.nli.label_columns import resolve_label_columns
+from mirage_core.nli.transformers_nli import DEFAULT_MODEL_DIR, PRESETS, _softmax
 
 __all__ = ["OnnxNLI", "default_nli", "model_graph_dir"]
 

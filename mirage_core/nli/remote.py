@@ -28,6 +28,7 @@ import numpy as np
 
 from mirage_core.errors import NLIError
 from mirage_core.nli.base import CachedNLI
+from mirage_core.nli.label_columns import resolve_label_columns
 from mirage_core.nli.remote_http import (
     RETRY_STATUSES,
     HTTPOptions,
@@ -37,7 +38,6 @@ from mirage_core.nli.remote_http import (
     parse_retry_after,
 )
 from mirage_core.nli.retry import DeadlineExceeded
-from mirage_core.nli.transformers_nli import resolve_label_columns
 
 # HTTPOptions is defined in remote_http and stays part of this module's API.
 __all__ = ["HTTPOptions", "RemoteNLI", "ServerInfo"]
