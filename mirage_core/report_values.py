@@ -1,7 +1,7 @@
 """How the HTML report writes values: escaped text, numbers, each claim's query relevance.
 
-The page (:mod:`mirage_core.report_html`) and the claim graph (:mod:`mirage_core.report_graph`)
-both use these, so they live below both.
+The page (:mod:`mirage_core.report_html`), the claim graph (:mod:`mirage_core.report_graph`) and
+the passages (:mod:`mirage_core.report_passages`) all use these, so they live below all three.
 """
 
 from __future__ import annotations
