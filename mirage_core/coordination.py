@@ -27,9 +27,8 @@ from mirage_core.group_signals import (
     candidate_groups,
     evidence_profile,
     group_signals,
-    lexical_matrix,
-    shingles,
 )
+from mirage_core.lexical_overlap import lexical_matrix, shingles
 
 #: What the length floor looks at (:attr:`CoordinationModel.floor_scope`).
 FloorScope = Literal["group", "evidence"]

@@ -7,8 +7,8 @@ from honest coverage in *how* they resemble each other, and these signals measur
 pairwise ones on passages of *different* publishers: one publisher is one source anyway):
 
 - ``lexical`` — shared word 3-grams outside the query's own words (containment of the smaller
-  passage's shingles). Syndicated copies and templated poisons share phrasing; honest outlets
-  share facts and the query's words, not sentences.
+  passage's shingles: :mod:`mirage_core.lexical_overlap`). Syndicated copies and templated
+  poisons share phrasing; honest outlets share facts and the query's words, not sentences.
 - ``concentration`` — share of a passage's content tokens that restate the query or repeat what
   at least half of the group says (RAGDefender's TF-IDF top-term concentration is one form).
   A planted passage restates the question and asserts one answer with little else.
@@ -55,8 +55,6 @@ only, and every flagged group says which signals tied which passages (:meth:`Gro
 from __future__ import annotations
 
 import math
-import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -64,6 +62,7 @@ import numpy as np
 
 from mirage_core.claims import STOPWORDS, content_tokens, split_sentences
 from mirage_core.factcheck import fact_tokens
+from mirage_core.lexical_overlap import lexical_matrix, shingles
 
 __all__ = [
     "ISOLATED_SIGNALS",
@@ -107,35 +106,6 @@ ISOLATED_SIGNALS: tuple[str, ...] = tuple(s for s in SIGNALS if s != "tightness"
 #: scores 0: a direct answer restates all of it.
 RESTATEMENT_ALLOWANCE = 3
 
-_WORD = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_][^\W_]*(?:['’][^\W\d_]+)?")
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-
-
-def _words(text: str) -> list[str]:
-    """Ordered lowercase word tokens (numbers normalized like :func:`content_tokens`)."""
-    low = unicodedata.normalize("NFKC", text).lower()
-    out = []
-    for m in _WORD.finditer(low):
-        tok = m.group(0).replace("’", "'")
-        out.append(tok.replace(",", "") if _NUMBER.fullmatch(tok) else tok)
-    return out
-
-
-def shingles(text: str, query_words: frozenset[str], n: int = 3) -> frozenset[tuple[str, ...]]:
-    """Word ``n``-grams of ``text`` that carry at least one word outside the query and the
-    stopwords: a shingle made of the query's own words ("of chicago fire") is what any page on
-    the topic says, while "a total of" is phrasing."""
-    toks = _words(text)
-    grams = zip(*(toks[i:] for i in range(n)), strict=False)
-    return frozenset(
-        g for g in grams if any(t not in query_words and t not in STOPWORDS for t in g)
-    )
-
-
-def _containment(a: frozenset, b: frozenset) -> float:
-    small = min(len(a), len(b))
-    return len(a & b) / small if small else 0.0
-
 
 @dataclass
 class EvidenceProfile:
@@ -150,18 +120,6 @@ class EvidenceProfile:
     cross: np.ndarray  # (n, n) bool: different publishers
     sims: np.ndarray | None  # (n, n) cosine, when embeddings were given
     domains: list[str]
-
-
-def lexical_matrix(texts: Sequence[str], query: str, n: int = 3) -> np.ndarray:
-    """Pairwise shingle containment ``|A ∩ B| / min(|A|, |B|)`` (0 on the diagonal)."""
-    qw = frozenset(_words(query))
-    sh = [shingles(t, qw, n) for t in texts]
-    m = len(texts)
-    out = np.zeros((m, m))
-    for i in range(m):
-        for j in range(i + 1, m):
-            out[i, j] = out[j, i] = _containment(sh[i], sh[j])
-    return out
 
 
 def evidence_profile(
