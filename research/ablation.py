@@ -268,8 +268,7 @@ def smaller_of(runs: dict[str, dict[str, Any]], ablations: dict[str, dict[str, A
 def simpler(runs: dict[str, dict[str, Any]], names: list[str]) -> list[str]:
     """:data:`NO_LOSS_SIMPLER` on full scoreboard runs (``default``: the committed one), the
     candidates judged in the declared order; the first that qualifies is adopted."""
-    from research.quarantine_conflicts import complete_row_losses
-    from research.relevant_pairs import longform_losses
+    from research.relevant_pairs import every_loss  # it imports this module, through others
 
     lines = [f"rule NO_LOSS_SIMPLER ({NO_LOSS_SIMPLER['declared']}), fit split", ""]
     adopted = None
@@ -278,8 +277,7 @@ def simpler(runs: dict[str, dict[str, Any]], names: list[str]) -> list[str]:
             continue
         change = json.loads((CANDIDATES_4 / f"{name}.json").read_text())
         parts = len(change.get("method", {})) + sum(k != "method" for k in change)
-        losses = complete_row_losses(runs[name], runs["default"])
-        losses += longform_losses(runs[name], runs["default"])
+        losses = every_loss(runs[name], runs["default"])
         ok = not losses and parts > 0
         lines.append(
             f"- {name}: {parts} parts switched off; losses: {'; '.join(losses) or 'none'} → "

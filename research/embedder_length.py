@@ -37,8 +37,7 @@ from typing import Any
 import numpy as np
 
 from research.candidate_cli import Judgement, candidates_main, choose
-from research.quarantine_conflicts import complete_row_losses
-from research.relevant_pairs import longform_losses
+from research.relevant_pairs import every_loss
 
 NO_LOSS_FASTER = {"declared": "2026-12-06", "k": 20, "queries": 8, "repeats": 2, "min_gain": 0.05}
 #: What a run without the key was embedded with (the scoreboard's runs before it recorded it).
@@ -75,7 +74,7 @@ def defend_times(lengths: tuple[int, ...]) -> dict[int, float]:
 
 def faster(run: dict[str, Any], default: dict[str, Any]) -> Judgement:
     """:data:`NO_LOSS_FASTER`."""
-    losses = complete_row_losses(run, default) + longform_losses(run, default)
+    losses = every_loss(run, default)
     before = int(default.get("embedder_max_length", STORED_LENGTH))
     after = int(run.get("embedder_max_length", STORED_LENGTH))
     t = defend_times(tuple(sorted({before, after}, reverse=True)))

@@ -67,6 +67,15 @@ def longform_losses(run: dict[str, Any], default: dict[str, Any]) -> list[str]:
     return out
 
 
+def every_loss(run: dict[str, Any], default: dict[str, Any]) -> list[str]:
+    """Whatever ``run`` loses against ``default`` on the fit split: every main-table row with a
+    goal, every attack-family figure, biogen clean and MIXED pass
+    (:func:`~research.quarantine_conflicts.complete_row_losses`) and every long-form row
+    (:func:`longform_losses`). The loss set of the rules that ask for no loss of any kind
+    (``NO_LOSS_FEWER_PAIRS``, ``NO_LOSS_SIMPLER``, ``NO_LOSS_FASTER``)."""
+    return complete_row_losses(run, default) + longform_losses(run, default)
+
+
 @cache
 def pairs_at_k(config_json: str) -> float:
     """NLI pairs per query (both directions) at the rule's k on perf_engine's queries, under
@@ -85,7 +94,7 @@ def pairs_at_k(config_json: str) -> float:
 
 def fewer_pairs(run: dict[str, Any], default: dict[str, Any]) -> Judgement:
     """:data:`NO_LOSS_FEWER_PAIRS`."""
-    losses = complete_row_losses(run, default) + longform_losses(run, default)
+    losses = every_loss(run, default)
     # each run records the whole configuration it ran with, so the round reads the same after
     # the candidate has become the default
     before = pairs_at_k(json.dumps(default["config"], sort_keys=True))
