@@ -1,0 +1,102 @@
+"""A request for an account delivers only claims an independent source corroborates, or falls
+back.
+
+A request's verdict delivers the part of S* that a second independence group vouches for
+(``corroborated_only="delivery"``), when that part spans ``d_min`` sources. Where it does not,
+``uncorroborated_delivery="selected"`` hands on S* whole, every claim of it unvouched: on
+held-out bios that is the pass whose evidence was as polluted as plain RAG's. On the
+scoreboard's biogen sets no passing request takes that branch (every pass, fit and report,
+delivers its corroborated part), so the branch is untested by the data and open on any other.
+
+Candidate ``requests-corroborated-only``: the request overrides with
+``uncorroborated_delivery="fallback"``: a request whose corroborated part does not reach
+``d_min`` falls back ("no independent source corroborates …"). Questions are unchanged.
+
+Rule (:data:`NO_LOSS_GUARANTEE`, declared before the candidate ran): on the fit split of a
+full run against the committed scoreboard, nothing lost of any kind (the loss set of
+``NO_LOSS_FEWER_PAIRS``, ``NO_LOSS_SIMPLER`` and ``NO_LOSS_FASTER``), and the guarantee the
+change adds holds where it is measured: no passing request verdict of biogen-k10 / k20
+(fit, every regime) delivers a claim that the verdict does not mark corroborated. Why a new
+rule: the change adds a guarantee rather than a figure; a guarantee the data never tests
+cannot show a gain, and a rule that asks for one would keep the hole open.
+
+    python -m research.request_corroboration write
+    bash research/run_full_round.sh research/results/request-corroboration \\
+        research/candidates/requests-corroborated-only.json
+    python -m research.request_corroboration report research/results/request-corroboration/*.json
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from mirage_core.method_settings import REQUEST_OVERRIDES
+from research.candidate_cli import Judgement, candidates_main, choose
+from research.relevant_pairs import every_loss
+
+NO_LOSS_GUARANTEE = {"declared": "2026-12-06", "sets": ("biogen-k10", "biogen-k20")}
+
+CANDIDATES: dict[str, dict[str, Any]] = {
+    "requests-corroborated-only": {
+        "request_overrides": {**REQUEST_OVERRIDES, "uncorroborated_delivery": "fallback"}
+    }
+}
+
+
+@cache
+def unvouched_deliveries(config_json: str) -> tuple[int, int]:
+    """(passing request verdicts, those delivering a claim not marked corroborated) on the
+    rule's biogen sets, fit split, every regime, under ``config_json``."""
+    from benchmarks._pair_store import stored_models
+    from benchmarks.scoreboard import BIOGEN_DEFAULT, biogen
+    from mirage_core import Mirage, MirageConfig
+    from mirage_core.evaluation.splits import split_queries
+
+    nli, embedder = stored_models()
+    mirage = Mirage(MirageConfig.from_dict(json.loads(config_json)), nli=nli, embedder=embedder)
+    path = Path(__file__).resolve().parents[1] / BIOGEN_DEFAULT
+    passes = unvouched = 0
+    for name in NO_LOSS_GUARANTEE["sets"]:
+        ds = biogen(path, int(name.removeprefix("biogen-k")), None, 0)
+        fit, _ = split_queries(sorted({i.qid for i in ds.instances}), 0.5, 0)
+        for inst in ds.instances:
+            if inst.qid not in fit:
+                continue
+            verdict = mirage.defend(inst.query, inst.passages)
+            if verdict.decision != "verified":
+                continue
+            passes += 1
+            vouched = verdict.corroborated
+            unvouched += vouched is None or not all(vouched[i] for i in verdict.selected)
+    return passes, unvouched
+
+
+def guarantee(run: dict[str, Any], default: dict[str, Any]) -> Judgement:
+    """:data:`NO_LOSS_GUARANTEE`: the gain is 1 when the guarantee holds where measured."""
+    losses = every_loss(run, default)
+    before = unvouched_deliveries(json.dumps(default["config"], sort_keys=True))
+    after = unvouched_deliveries(json.dumps(run["config"], sort_keys=True))
+    shown = [
+        f"passing request verdicts delivering an unvouched claim (biogen fit): "
+        f"{before[1]} of {before[0]} → {after[1]} of {after[0]}"
+    ]
+    if after[1]:
+        losses.append(f"the guarantee fails in {after[1]} passing request verdicts")
+    return shown, losses, 1.0
+
+
+def report(runs: dict[str, dict[str, Any]]) -> list[str]:
+    title = f"rule NO_LOSS_GUARANTEE ({NO_LOSS_GUARANTEE['declared']}), fit split"
+    return choose(title, list(CANDIDATES), runs, guarantee)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return candidates_main(argv if argv is not None else sys.argv[1:], __doc__, CANDIDATES, report)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
