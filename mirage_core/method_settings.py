@@ -63,17 +63,19 @@ ParaphraseBudget = Literal["shared", "exempt"]
 
 #: What a request for an account is defended with (``MethodSettings.request_overrides``):
 #: gated conflict by conflict, its corroborated part delivered without the answer-sentence
-#: requirement, no coordination signals (``coordination="none"``: no passage quarantined
-#: as planted), and every pair read by NLI (an account's claims corroborate each other on
-#: facts the query does not name). The coordination signals were fit on
-#: questions; every page of an account is about one subject, and they read nine honest pages
-#: of one person's life as one planted group, after which one page was all that was left to
-#: deliver (``docs/decisions.md``, "what a request delivers once most of its pages are
-#: quarantined").
+#: requirement and nothing else (where no corroborated part reaches ``d_min`` it falls back:
+#: an account of claims no second source states is not verified), no coordination signals
+#: (``coordination="none"``: no passage quarantined as planted), and every pair read by NLI
+#: (an account's claims corroborate each other on facts the query does not name). The
+#: coordination signals were fit on questions; every page of an account is about one subject,
+#: and they read nine honest pages of one person's life as one planted group, after which one
+#: page was all that was left to deliver (``docs/decisions.md``, "what a request delivers once
+#: most of its pages are quarantined").
 REQUEST_OVERRIDES: dict[str, Any] = {
     "contradiction_scope": "selected",
     "conflict_rule": "majority",
     "corroborated_relevant": False,
+    "uncorroborated_delivery": "fallback",
     "coordination": "none",
     "pair_relevant_only": False,
 }
@@ -294,7 +296,8 @@ class MethodSettings:
     vouches for is not verified), or falls back only once passages were quarantined and S*
     still spans ``d_min`` sources (``"fallback_after_quarantine"``: after a planted group,
     ``coordinated_d_min`` lets one surviving page answer alone, but several surviving pages
-    none of which vouches for another are no such page)."""
+    none of which vouches for another are no such page). A request for an account falls back
+    (``request_overrides``); a question hands on S* whole."""
     pair_relevant_only: bool = field(default=True, metadata=rule("bool"))
     """Send to NLI only the pairs both of whose claims hold a word of the query (relevance > 0):
     the gate weighs a pair by its less relevant claim, so the others can never decide r_contr
@@ -316,7 +319,8 @@ class MethodSettings:
     question has one answer, and evidence that disagrees about it is unreliable; an account
     gathers many facts from many pages, and honest pages disagree on some. The default gates
     such a request conflict by conflict (r_contr inside S*, the majority rule), delivers its
-    corroborated part without the answer-sentence requirement, quarantines none of its
+    corroborated part without the answer-sentence requirement or falls back where none
+    reaches ``d_min`` (``uncorroborated_delivery="fallback"``), quarantines none of its
     passages (the coordination signals, fit on questions, read honest pages about one life as
     planted copies: ``coordination="none"``), and sends every pair to NLI
     (``pair_relevant_only=False``). Empty: a request is defended as a

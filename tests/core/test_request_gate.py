@@ -53,7 +53,7 @@ def test_request_config_applies_the_overrides_and_nothing_else():
     m = account.method
     assert (m.conflict_rule, m.contradiction_scope) == ("majority", "selected")
     assert account.coordination == "none" and config.coordination == "embedding"
-    assert m.corroborated_relevant is False
+    assert m.corroborated_relevant is False and m.uncorroborated_delivery == "fallback"
     assert m.request_overrides == {} and m.kappa == 0.7
     restored = {k: config.flat()[k] for k in overrides}
     assert account.replace(**restored, request_overrides=overrides) == config
@@ -85,43 +85,69 @@ def test_the_engine_follows_a_changed_config(fake_nli, outvoted_pages):
     assert mirage.defend(REQUEST, outvoted_pages).decision == "verified"
 
 
-def test_a_request_is_corroborated_by_close_paraphrases(fake_nli, fake_embedder):
-    """Two pages word one fact their own way (the test NLI finds no entailment, the
-    embeddings are close, the facts the same): with paraphrase support among a request's
-    overrides that fact is corroborated and delivered without the lone claim beside it; a
-    question keeps NLI-only corroboration."""
-    pages = [
-        Passage(text, source=f"https://{host}/eiffel", score=0.9)
-        for text, host in (
-            (
-                "Otis supplied the lift machinery of the tower in 1889 with hydraulic pumps. "
-                "The tower is painted every seven years.",
-                "a.example",
-            ),
-            (
-                "Otis supplied the lift machinery of the tower in 1889 for its elevators.",
-                "b.example",
-            ),
-        )
-    ]
-    request = "Tell me about the lift machinery of the tower."
+#: Two pages that word one fact their own way: the test NLI finds no entailment between
+#: them, the embeddings are close and the facts the same. The first page adds a lone claim.
+PARAPHRASED = (
+    (
+        "Otis supplied the lift machinery of the tower in 1889 with hydraulic pumps. "
+        "The tower is painted every seven years.",
+        "a.example",
+    ),
+    ("Otis supplied the lift machinery of the tower in 1889 for its elevators.", "b.example"),
+)
+LIFT_REQUEST = "Tell me about the lift machinery of the tower."
+LIFT_QUESTION = "Who supplied the lift machinery of the tower?"
 
-    paraphrasing = {**REQUEST_OVERRIDES, "paraphrase_support": 0.8, "paraphrase_pairs": True}
 
-    def run(overrides, query=request):
+@pytest.fixture
+def paraphrased_pages() -> list[Passage]:
+    return [Passage(t, source=f"https://{host}/eiffel", score=0.9) for t, host in PARAPHRASED]
+
+
+@pytest.fixture
+def defend_with(fake_nli, fake_embedder, paraphrased_pages):
+    """``defend_with(overrides, query)``: the paraphrased pages defended with these request
+    overrides (no coordination signals)."""
+
+    def run(overrides, query=LIFT_REQUEST):
         config = MirageConfig(coordination="none").replace(request_overrides=overrides)
-        return Mirage(config, nli=fake_nli, embedder=fake_embedder).defend(query, pages)
+        return Mirage(config, nli=fake_nli, embedder=fake_embedder).defend(
+            query, paraphrased_pages
+        )
 
-    nli_only, paraphrase = run(REQUEST_OVERRIDES), run(paraphrasing)
-    assert nli_only.decision == paraphrase.decision == "verified"
-    assert any("painted" in nli_only.claims[i].text for i in nli_only.selected)
+    return run
+
+
+def test_a_request_is_corroborated_by_close_paraphrases(defend_with):
+    """With paraphrase support among a request's overrides the shared fact is corroborated
+    and delivered without the lone claim beside it; with NLI-only corroboration nothing is,
+    and the request falls back; a question keeps NLI-only corroboration."""
+    paraphrasing = {**REQUEST_OVERRIDES, "paraphrase_support": 0.8, "paraphrase_pairs": True}
+    nli_only, paraphrase = defend_with(REQUEST_OVERRIDES), defend_with(paraphrasing)
+    assert paraphrase.decision == "verified"
     delivered = [paraphrase.claims[i].text for i in paraphrase.selected]
     assert len(delivered) == 2 and all("Otis" in t for t in delivered)
-    # only the paraphrase run narrows S* to the part a second source vouches for
     assert "; delivered: the " in paraphrase.reason
-    assert "; delivered: the " not in nli_only.reason
-    question = run(paraphrasing, "Who supplied the lift machinery of the tower?")
-    assert "; delivered: the " not in question.reason
+    assert nli_only.decision == "fallback"
+    question = defend_with(paraphrasing, LIFT_QUESTION)
+    assert question.decision == "verified" and "; delivered: the " not in question.reason
+
+
+def test_a_request_that_nothing_corroborates_falls_back(defend_with):
+    """A request hands on only claims an independent source vouches for: where no
+    corroborated part reaches d_min it falls back, and says why. Asked as a question, the same
+    evidence passes and hands on S* whole; so does a request whose overrides deliver S*
+    whole, and its reason says that none of it is corroborated."""
+    request = defend_with(REQUEST_OVERRIDES)
+    assert request.decision == "fallback" and request.selected == ()
+    assert "no independent source corroborates" in request.reason
+    assert request.corroborated is not None and not request.corroborated.any()
+    question = defend_with(REQUEST_OVERRIDES, LIFT_QUESTION)
+    assert question.decision == "verified"
+    assert any("painted" in question.claims[i].text for i in question.selected)
+    whole = defend_with({**REQUEST_OVERRIDES, "uncorroborated_delivery": "selected"})
+    assert whole.decision == "verified" and whole.selected
+    assert "delivered whole: 0 of the" in whole.reason
 
 
 @pytest.mark.model
