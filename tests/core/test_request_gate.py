@@ -111,9 +111,7 @@ def defend_with(fake_nli, fake_embedder, paraphrased_pages):
 
     def run(overrides, query=LIFT_REQUEST):
         config = MirageConfig(coordination="none").replace(request_overrides=overrides)
-        return Mirage(config, nli=fake_nli, embedder=fake_embedder).defend(
-            query, paraphrased_pages
-        )
+        return Mirage(config, nli=fake_nli, embedder=fake_embedder).defend(query, paraphrased_pages)
 
     return run
 
