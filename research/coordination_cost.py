@@ -6,6 +6,8 @@ claim as the query, its own pages first, 1,200 characters each) at k = 5, 10 and
 times ``defend()`` with the default and with ``coordination="none"`` (everything else equal),
 interleaved query by query, with the NLI cache and the embedder's text cache off, so every
 NLI pair and every passage is a real forward pass. Also: the embedder's one-off load time.
+Both models run on ONNX Runtime (the default on a CPU install), or on torch (``--runtime
+torch``).
 
 Timings are one run on a shared machine: compare the ratios, not the seconds.
 """
@@ -26,16 +28,26 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--queries", type=int, default=12)
     p.add_argument("--ks", default="5,10,20")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--runtime",
+        choices=("onnx", "torch"),
+        default="onnx",
+        help="both models on ONNX Runtime (a CPU install's default) or on torch",
+    )
     args = p.parse_args(argv)
     ks = [int(k) for k in args.ks.split(",")]
 
-    from mirage_core.embeddings import MiniLMEmbedder
-    from mirage_core.nli.transformers_nli import TransformersNLI
+    if args.runtime == "onnx":
+        from mirage_core.embeddings import OnnxEmbedder as Embedder
+        from mirage_core.nli import OnnxNLI as NLI
+    else:
+        from mirage_core.embeddings import MiniLMEmbedder as Embedder
+        from mirage_core.nli.transformers_nli import TransformersNLI as NLI
 
     t = time.perf_counter()
-    embedder = MiniLMEmbedder(cache_size=0)  # every passage is embedded every time
+    embedder = Embedder(cache_size=0)  # every passage is embedded every time
     load_s = time.perf_counter() - t
-    nli = TransformersNLI(None, cache_size=0)
+    nli = NLI(cache_size=0)
     nli.predict(["warm up the model"], ["the model is warm"])
     embedder.embed(["warm up the embedder"])
     configs = {
@@ -44,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     engines = {name: Mirage(cfg, nli=nli, embedder=embedder) for name, cfg in configs.items()}
     items = queries(args.queries, max(ks), args.seed)
+    print(f"runtime: {args.runtime} (both models, fp32)")
     print(f"embedder load (all-MiniLM-L6-v2, once per process): {load_s:.2f} s")
     print(f"{len(items)} gpe-eval queries per k; NLI and embedder caches off; interleaved\n")
     print(
