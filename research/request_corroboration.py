@@ -24,6 +24,13 @@ cannot show a gain, and a rule that asks for one would keep the hole open.
     bash research/run_full_round.sh research/results/request-corroboration \\
         research/candidates/requests-corroborated-only.json
     python -m research.request_corroboration report research/results/request-corroboration/*.json
+
+``fewer-pages`` (a diagnostic after the decision, no choice made) shows where the branch
+matters: biogen-dev at fewer pages than the scoreboard's (k = 3, 5; both splits), defended
+with S* whole and with the fallback.
+
+    python -m research.request_corroboration fewer-pages \
+        > research/results/request-corroboration/fewer-pages.md
 """
 
 from __future__ import annotations
@@ -89,13 +96,97 @@ def guarantee(run: dict[str, Any], default: dict[str, Any]) -> Judgement:
     return shown, losses, 1.0
 
 
+def _biogen_split(k: int, split: str):
+    """biogen-dev at ``k`` pages, the queries of one split."""
+    from benchmarks.scoreboard import BIOGEN_DEFAULT, biogen
+    from mirage_core.evaluation.splits import split_queries
+
+    ds = biogen(Path(__file__).resolve().parents[1] / BIOGEN_DEFAULT, k, None, 0)
+    fit, _ = split_queries(sorted({i.qid for i in ds.instances}), 0.5, 0)
+    ds.instances = [i for i in ds.instances if (i.qid in fit) == (split == "fit")]
+    return ds
+
+
+def fewer_pages(ks: tuple[int, ...] = (3, 5)) -> list[str]:
+    """The long-form figures of a request at ``ks`` pages, S* whole against the fallback."""
+    from benchmarks._pair_store import stored_models
+    from benchmarks.scoreboard import longform_figures
+    from mirage_core import MirageConfig
+    from mirage_core.evaluation.harness import run_benchmark
+
+    nli, embedder = stored_models()
+    branches = {
+        "S* whole": {**REQUEST_OVERRIDES, "uncorroborated_delivery": "selected"},
+        "fallback (default)": CANDIDATES["requests-corroborated-only"]["request_overrides"],
+    }
+    lines = [
+        "# A request at fewer pages: S* whole or a fallback where no corroborated part reaches d_min",
+        "",
+        "`python -m research.request_corroboration fewer-pages` (biogen-dev, the first k pages, "
+        "every pollution family; contamination in %, worst family named)",
+        "",
+        "| k | split | where nothing qualifies | clean pass | MIXED pass | FULL pass | "
+        "worst MIXED contamination | worst FULL contamination | polluted claims delivered "
+        "(MIXED + FULL, of all delivered) | claims delivered per passing clean query |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for k in ks:
+        for split in ("fit", "report"):
+            ds = _biogen_split(k, split)
+            for name, overrides in branches.items():
+                config = MirageConfig().replace(request_overrides=overrides)
+                res = run_benchmark(
+                    ds, nli, config=config, systems=["mirage"], cold_cache=False, embedder=embedder
+                )
+                f = longform_figures(res.records, "mirage")
+                worst = {}
+                for regime in ("MIXED", "FULL"):
+                    rows = {
+                        key.rsplit(" ", 1)[-1]: v
+                        for key, v in f.items()
+                        if key.startswith(f"{regime} contamination") and v is not None
+                    }
+                    family = max(rows, key=rows.get) if rows else None
+                    worst[regime] = f"{100 * rows[family]:.1f} ({family})" if family else "—"
+                per, of = (
+                    f["claims delivered per passing clean query"],
+                    f["claims per passing clean query"],
+                )
+                routes = [r.routes["mirage"] for r in res.records if r.regime in ("mixed", "full")]
+                polluted = sum(x.n_polluted for x in routes)
+                delivered = sum(len(x.delivered) for x in routes)
+                lines.append(
+                    f"| {k} | {split} | {name} | {100 * f['clean pass']:.1f}% "
+                    f"| {100 * f['MIXED pass']:.1f}% | {100 * (f['FULL pass'] or 0):.1f}% "
+                    f"| {worst['MIXED']} | {worst['FULL']} | {polluted} of {delivered} "
+                    f"| {'—' if per is None else f'{per:.1f} of {of:.1f}'} |"
+                )
+    return lines
+
+
+def _fewer_pages_command(sub: Any) -> dict[str, Any]:
+    sub.add_parser("fewer-pages", help="a request at k = 3 and 5 pages, S* whole vs the fallback")
+
+    def run(args: Any) -> int:
+        print("\n".join(fewer_pages()))
+        return 0
+
+    return {"fewer-pages": run}
+
+
 def report(runs: dict[str, dict[str, Any]]) -> list[str]:
     title = f"rule NO_LOSS_GUARANTEE ({NO_LOSS_GUARANTEE['declared']}), fit split"
     return choose(title, list(CANDIDATES), runs, guarantee)
 
 
 def main(argv: list[str] | None = None) -> int:
-    return candidates_main(argv if argv is not None else sys.argv[1:], __doc__, CANDIDATES, report)
+    return candidates_main(
+        argv if argv is not None else sys.argv[1:],
+        __doc__,
+        CANDIDATES,
+        report,
+        extra=_fewer_pages_command,
+    )
 
 
 if __name__ == "__main__":
