@@ -62,8 +62,8 @@ ParaphraseBudget = Literal["shared", "exempt"]
 
 
 #: What a request for an account is defended with (``MethodSettings.request_overrides``):
-#: gated conflict by conflict, its corroborated part delivered without the answer-sentence
-#: requirement and nothing else (where no corroborated part reaches ``d_min`` it falls back:
+#: gated conflict by conflict, only its corroborated part delivered, without the
+#: answer-sentence requirement (where no corroborated part reaches ``d_min`` it falls back:
 #: an account of claims no second source states is not verified), no coordination signals
 #: (``coordination="none"``: no passage quarantined as planted), and every pair read by NLI
 #: (an account's claims corroborate each other on facts the query does not name). The
