@@ -54,25 +54,29 @@ CANDIDATES: dict[str, dict[str, Any]] = {
 }
 
 
+def _biogen_split(k: int, split: str):
+    """biogen-dev at ``k`` pages, the queries of one split."""
+    from benchmarks.scoreboard import BIOGEN_DEFAULT, biogen
+    from mirage_core.evaluation.splits import split_queries
+
+    ds = biogen(Path(__file__).resolve().parents[1] / BIOGEN_DEFAULT, k, None, 0)
+    fit, _ = split_queries(sorted({i.qid for i in ds.instances}), 0.5, 0)
+    ds.instances = [i for i in ds.instances if (i.qid in fit) == (split == "fit")]
+    return ds
+
+
 @cache
 def unvouched_deliveries(config_json: str) -> tuple[int, int]:
     """(passing request verdicts, those delivering a claim not marked corroborated) on the
     rule's biogen sets, fit split, every regime, under ``config_json``."""
     from benchmarks._pair_store import stored_models
-    from benchmarks.scoreboard import BIOGEN_DEFAULT, biogen
     from mirage_core import Mirage, MirageConfig
-    from mirage_core.evaluation.splits import split_queries
 
     nli, embedder = stored_models()
     mirage = Mirage(MirageConfig.from_dict(json.loads(config_json)), nli=nli, embedder=embedder)
-    path = Path(__file__).resolve().parents[1] / BIOGEN_DEFAULT
     passes = unvouched = 0
     for name in NO_LOSS_GUARANTEE["sets"]:
-        ds = biogen(path, int(name.removeprefix("biogen-k")), None, 0)
-        fit, _ = split_queries(sorted({i.qid for i in ds.instances}), 0.5, 0)
-        for inst in ds.instances:
-            if inst.qid not in fit:
-                continue
+        for inst in _biogen_split(int(name.removeprefix("biogen-k")), "fit").instances:
             verdict = mirage.defend(inst.query, inst.passages)
             if verdict.decision != "verified":
                 continue
@@ -94,17 +98,6 @@ def guarantee(run: dict[str, Any], default: dict[str, Any]) -> Judgement:
     if after[1]:
         losses.append(f"the guarantee fails in {after[1]} passing request verdicts")
     return shown, losses, 1.0
-
-
-def _biogen_split(k: int, split: str):
-    """biogen-dev at ``k`` pages, the queries of one split."""
-    from benchmarks.scoreboard import BIOGEN_DEFAULT, biogen
-    from mirage_core.evaluation.splits import split_queries
-
-    ds = biogen(Path(__file__).resolve().parents[1] / BIOGEN_DEFAULT, k, None, 0)
-    fit, _ = split_queries(sorted({i.qid for i in ds.instances}), 0.5, 0)
-    ds.instances = [i for i in ds.instances if (i.qid in fit) == (split == "fit")]
-    return ds
 
 
 def fewer_pages(ks: tuple[int, ...] = (3, 5)) -> list[str]:
