@@ -9,13 +9,18 @@ Marquez". With ``MethodSettings.fact_forms="equivalent"`` they read these forms 
 - a token without accents and, for a decimal number, without trailing zeros (:func:`fold`);
 - a number with a scale word as its value: "1.5 million" states 1500000 (:func:`scaled_facts`
   gives a claim's facts that way too, so "1.5 million" and "1,500,000" state the same fact);
-- a number word as its digits: "twenty-five" states 25 (number words are not facts of their
-  own: a claim with "two" asks no supporter to state it);
+- a number word as its digits: "twenty-five" states 25, "thirteenth" and "twenty-first" state
+  13 and 21, as "13th" and "21st" do (number words are not facts of their own: a claim with
+  "two" asks no supporter to state it);
 - a percentage in words or with the sign: "40 percent" states 40%, "40%" states 40;
 - a measure in the other units of its kind: "3 km" states 3000 (metres) and 300000
   (centimetres); across metric and imperial units the converted value is rounded (to a whole
   number from 100 up, else to one decimal), so "8,849 m" states 29032 (feet);
-- an ISO date's month: "1969-07-20" states July.
+- an ISO date's month: "1969-07-20" states July;
+- a number given as approximate ("c. 500", "about 1,100 feet") is a fact of its own,
+  "~500" (:func:`approximate_facts`), and every number states itself rounded to one, two and
+  three significant figures as such a fact: "505" states ~500 and ~510, so "c. 500" and "505"
+  agree, while a plain "500" still needs a source that states 500.
 
 Forms are only ever *added* to what a text states (:func:`stated_forms`), so the reading
 vouches for more and calls fewer conflicts; it never makes a fact of a word that was none.
@@ -30,15 +35,40 @@ from functools import lru_cache
 
 from mirage_core.factcheck import MONTH_NAMES, fact_tokens
 
-__all__ = ["added_forms", "fact_form", "fold", "number_form", "scaled_facts", "stated_forms"]
+__all__ = [
+    "added_forms",
+    "approximate_facts",
+    "fact_form",
+    "fold",
+    "number_form",
+    "scaled_facts",
+    "stated_forms",
+]
 
 _UNITS = "zero one two three four five six seven eight nine".split()
 _TEENS = "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
 _TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
 _WORD_VALUE = {w: i for i, w in enumerate(_UNITS)} | {w: 10 + i for i, w in enumerate(_TEENS)}
 _TENS_VALUE = {w: 20 + 10 * i for i, w in enumerate(_TENS)}
+#: ordinal number words; a lone "first" or "second" is left out: more often an adverb or a unit
+#: of time than a rank ("at first", "a second"), while in "twenty-first" it is a number
+_ORDINAL_UNITS = "first second third fourth fifth sixth seventh eighth ninth".split()
+_ORDINAL_TEENS = (
+    "tenth eleventh twelfth thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth "
+    "nineteenth"
+).split()
+_ORDINAL_TENS = "twentieth thirtieth fortieth fiftieth sixtieth seventieth eightieth ninetieth"
+_ORDINAL_VALUE = (
+    {w: 1 + i for i, w in enumerate(_ORDINAL_UNITS)}
+    | {w: 10 + i for i, w in enumerate(_ORDINAL_TEENS)}
+    | {w: 20 + 10 * i for i, w in enumerate(_ORDINAL_TENS.split())}
+)
+# Alternatives in this order: at one position a compound ordinal ("twenty-first") is read
+# before the cardinal it starts with ("twenty").
 _NUMBER_WORD = re.compile(
-    rf"\b(?:(?P<tens>{'|'.join(_TENS)})(?:[- ](?P<unit>{'|'.join(_UNITS[1:])}))?"
+    rf"\b(?:(?P<otens>{'|'.join(_TENS)})[- ](?P<ounit>{'|'.join(_ORDINAL_UNITS)})"
+    rf"|(?P<tens>{'|'.join(_TENS)})(?:[- ](?P<unit>{'|'.join(_UNITS[1:])}))?"
+    rf"|(?P<ordinal>{'|'.join(_ORDINAL_UNITS[2:] + _ORDINAL_TEENS + _ORDINAL_TENS.split())})"
     rf"|(?P<word>{'|'.join(_UNITS + _TEENS)}))\b"
 )
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "bn": 1e9}
@@ -46,6 +76,10 @@ _NUMERAL = r"\d+(?:,\d{3})*(?:\.\d+)?"
 _SCALED = re.compile(
     rf"(?P<num>{_NUMERAL})\s*(?P<scale>thousand|million|billion|trillion|bn)\b"
     rf"|[$£€](?P<cur>{_NUMERAL})m\b"
+)
+_APPROXIMATE = re.compile(
+    rf"(?:\bc\.|\bca\.|\bcirca|\babout|\baround|\bapproximately|\broughly|\bnearly"
+    rf"|\balmost|\bestimated|~)\s*[$£€]?(?P<num>{_NUMERAL})"
 )
 _PERCENT_WORDS = re.compile(rf"(?P<num>{_NUMERAL})\s*(?:percent|per cent)\b")
 _PERCENT_SIGN = re.compile(rf"(?P<num>{_NUMERAL})%")
@@ -120,12 +154,39 @@ def scaled_facts(text: str) -> dict[str, str]:
     return out
 
 
+@lru_cache(maxsize=65_536)
+def approximate_facts(text: str) -> frozenset[str]:
+    """The number tokens of ``text`` (folded) given as approximate: "c. 500", "about 1,100
+    feet", "roughly $3 million" (its numeral, "3")."""
+    return frozenset(
+        fold(m.group("num").replace(",", "")) for m in _APPROXIMATE.finditer(text.lower())
+    )
+
+
 def fact_form(token: str, text: str) -> str:
-    """The form a fact token of ``text`` (lower-cased, as
-    :func:`~mirage_core.factcheck.fact_tokens` gives it) is compared in: folded, and a number
-    with a scale word as its value ("1.5" in "1.5 million" → "1500000")."""
+    """The form one fact token of ``text`` is compared in: folded, a number with a scale word
+    as its value, and an approximate number marked as such ("c. 500" → "~500")."""
     folded = fold(token)
-    return scaled_facts(text).get(folded, folded)
+    value = scaled_facts(text).get(folded, folded)
+    return approximate_form(value) if folded in approximate_facts(text) else value
+
+
+def approximate_form(value: str) -> str:
+    """The fact an approximate number ``value`` (a folded number token) is: ``"~" + value``."""
+    return "~" + value
+
+
+def _rounded_forms(value: float) -> set[str]:
+    """``value`` as an approximate fact, itself and rounded half up to one, two and three
+    significant figures: 505 → ~505, ~500, ~510."""
+    out = {approximate_form(number_form(value))}
+    if value <= 0 or not math.isfinite(value):
+        return out
+    magnitude = math.floor(math.log10(value))
+    for figures in (1, 2, 3):
+        step = 10.0 ** (magnitude - figures + 1)
+        out.add(approximate_form(number_form(round(math.floor(value / step + 0.5) * step, 6))))
+    return out
 
 
 def _measure_forms(value: float, unit: str) -> set[str]:
@@ -158,12 +219,17 @@ def _degree_forms(value: float, scale: str) -> set[str]:
 @lru_cache(maxsize=65_536)
 def added_forms(text: str) -> frozenset[str]:
     """The forms ``text`` states beyond its own tokens: the values its scale words, number
-    words, percentages, measures and ISO dates give ("3 km" → 3000, 300000, …; "two" → 2)."""
+    words (cardinal and ordinal), percentages, measures and ISO dates give, and its numbers as
+    approximate facts ("3 km" → 3000, 300000, …; "two" → 2; "505" → ~500, ~510, ~505)."""
     out: set[str] = set(scaled_facts(text).values())
     low = text.lower()
     for m in _NUMBER_WORD.finditer(low):
         if m.group("word"):
             out.add(str(_WORD_VALUE[m.group("word")]))
+        elif m.group("ordinal"):
+            out.add(str(_ORDINAL_VALUE[m.group("ordinal")]))
+        elif m.group("otens"):
+            out.add(str(_TENS_VALUE[m.group("otens")] + _ORDINAL_VALUE[m.group("ounit")]))
         else:
             unit = _WORD_VALUE[m.group("unit")] if m.group("unit") else 0
             out.add(str(_TENS_VALUE[m.group("tens")] + unit))
@@ -177,6 +243,12 @@ def added_forms(text: str) -> frozenset[str]:
         out.update(_degree_forms(_value(m.group("num")), m.group("scale")))
     for m in _ISO_DATE.finditer(low):
         out.add(MONTH_NAMES[int(m.group("month")) - 1])
+    numbers = {t for t, kind in fact_tokens(text) if kind == "number" and not t.endswith("%")}
+    for number in numbers | set(scaled_facts(text).values()):
+        try:
+            out.update(_rounded_forms(float(number)))
+        except ValueError:  # "1.2.3": no single value
+            continue
     return frozenset(out)
 
 

@@ -17,6 +17,19 @@ biogen. The candidate is adopted if it qualifies under either; otherwise ``"toke
     bash research/run_full_round.sh research/results/equivalent-forms \\
         research/candidates/facts-equivalent-forms.json
     python -m research.equivalent_forms report research/results/equivalent-forms/*.json
+
+Third round, ``facts-ordinals-approximate`` (the default config; the reading is in
+:mod:`mirage_core.fact_forms`): ordinal number words state their number ("thirteenth" → 13,
+"twenty-first" → 21, as "13th" and "21st" do), and an approximate number agrees with the
+numbers it rounds ("c. 500" / "505"; the second round's reading, taken out when it moved no
+figure). Rule :data:`NO_LOSS_ASKED` (declared with the round, before it ran): a reading that
+typed-fact comparison is asked to make is adopted when the fit split loses nothing of any kind
+(:func:`research.relevant_pairs.every_loss`); no gain is asked, since a form the scoreboard's
+sets seldom hold cannot show one. The earlier rules' picks are printed beside it.
+
+    bash research/run_full_round.sh research/results/equivalent-forms-3 \\
+        research/candidates/facts-ordinals-approximate.json
+    python -m research.equivalent_forms report research/results/equivalent-forms-3/*.json
 """
 
 from __future__ import annotations
@@ -24,21 +37,36 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from research.candidate_cli import candidates_main, choose
+from research.candidate_cli import Judgement, candidates_main, choose
 from research.quarantine_conflicts import no_loss_gain
+from research.relevant_pairs import every_loss
 from research.request_gate import DELIVERED_SHARE, delivered_share
+
+NO_LOSS_ASKED = {"declared": "2026-12-06"}
 
 CANDIDATES: dict[str, dict[str, Any]] = {
     "facts-equivalent-forms": {"method": {"fact_forms": "equivalent"}},
     "facts-approximate-numbers": {},
+    "facts-ordinals-approximate": {},
 }
+
+
+def asked(run: dict[str, Any], default: dict[str, Any]) -> Judgement:
+    """:data:`NO_LOSS_ASKED`: nothing lost of any kind on the fit split; the gain is 1."""
+    shown, _, _ = delivered_share(run, default)
+    return shown, every_loss(run, default), 1.0
 
 
 def report(runs: dict[str, dict[str, Any]]) -> list[str]:
     names = [name for name in CANDIDATES if name in runs]
     out = no_loss_gain(runs, names, complete_rows=True, with_garag=True)
     title = f"rule DELIVERED_SHARE ({DELIVERED_SHARE['declared']}), fit split"
-    return [*out, "", *choose(title, names, runs, delivered_share)]
+    out = [*out, "", *choose(title, names, runs, delivered_share)]
+    third = [name for name in names if name == "facts-ordinals-approximate"]
+    if third:
+        title = f"rule NO_LOSS_ASKED ({NO_LOSS_ASKED['declared']}), fit split"
+        out += ["", *choose(title, third, runs, asked)]
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:

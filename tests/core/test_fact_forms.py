@@ -8,7 +8,14 @@ from mirage_core import CallableNLI, Mirage, MirageConfig, Passage
 from mirage_core.answer_conflict import answer_conflicts
 from mirage_core.config import MethodSettings
 from mirage_core.corroboration import claim_facts, corroborate
-from mirage_core.fact_forms import added_forms, fold, number_form, scaled_facts, stated_forms
+from mirage_core.fact_forms import (
+    added_forms,
+    approximate_facts,
+    fold,
+    number_form,
+    scaled_facts,
+    stated_forms,
+)
 from tests.conftest import entail_all
 from tests.core.test_answer_conflict import QUERY, _claim
 from tests.core.test_corroboration import _claims, _sourced
@@ -33,6 +40,8 @@ def test_fold_drops_accents_and_trailing_decimal_zeros():
         ("Everest is 8,849 m high.", {"29032"}),  # feet, rounded
         ("The summit is 29,032 feet up.", {"8849"}),  # metres, rounded
         ("They had twenty-five cows and two dogs.", {"25", "2"}),
+        ("Built in the thirteenth century.", {"13"}),
+        ("The twenty-first century began.", {"21"}),
         ("It drew 1.5 million visitors.", {"1500000"}),
         ("A $28m deal.", {"28000000"}),
         ("Turnout was 40 percent.", {"40%"}),
@@ -50,6 +59,9 @@ def test_forms_are_added_never_made_of_plain_words():
     assert "2" not in claim_facts("They have two dogs.", "equivalent")
     assert "m" not in scaled_facts("It is 5 m tall.")  # metres, not millions
     assert scaled_facts("It is 5 m tall.") == {}
+    # "twenty-first" is 21, not also 20; a lone "first" or "second" is no rank
+    assert "20" not in stated_forms("the twenty-first century")
+    assert added_forms("At first it took a second.") == frozenset()
     # a number in a text states itself in every reading
     assert {"5", "330"} <= stated_forms("5 ships, 330 crew")
 
@@ -73,6 +85,17 @@ def test_fact_coverage_reads_a_fact_in_another_form_as_stated():
     assert forms.counts[0] == 1 and forms.supporters[0] == (1,)  # 3 km = 3,000 metres
     assert forms.counts[1] == 1  # and the other way round
     assert forms.counts[2] == 0  # 4,000 metres is not 3 km in any form
+
+
+def test_a_century_in_words_vouches_for_the_century_in_digits():
+    claims = _claims([
+        ("The Terracotta Army was made in the 3rd century BC under Qin Shi Huang.", "a"),
+        ("Under Qin Shi Huang the Terracotta Army was made in the third century BC.", "b"),
+        ("Under Qin Shi Huang the Terracotta Army was made in the fourth century BC.", "c"),
+    ])  # fmt: skip
+    sourced = _sourced(claims, [0, 0], [1, 2])  # a sloppy model: every pair supports
+    forms = corroborate(claims, sourced, fact_coverage=True, fact_forms="equivalent")
+    assert forms.supporters[0] == (1,)  # "third" states 3; "fourth" does not
 
 
 def test_the_answer_slot_reads_one_height_in_two_units_as_one_answer():
@@ -115,3 +138,26 @@ def test_a_plain_word_of_the_other_claim_is_no_fact_in_common():
         assert [(c.left, c.right, c.kind) for c in found] == [(0, 1, "name")]
     assert added_forms("the games drew crowds") == frozenset()
     assert added_forms("It is 330 metres tall.") >= {"1083", "33000"}
+
+
+def test_an_approximate_number_agrees_with_the_numbers_it_rounds():
+    assert approximate_facts("Built c. 500 AD, about 1,100 feet tall.") == {"500", "1100"}
+    assert {"~500", "~510", "~505"} <= added_forms("It was built in 505.")
+    claims = _claims([
+        ("The abbey was built c. 500 by monks from Iona.", "a"),
+        ("The abbey was built in 505 by monks from Iona.", "b"),
+        ("The abbey was built in 500 by monks from Iona.", "c"),
+    ])  # fmt: skip
+    sourced = _sourced(claims, [0, 1], [1, 2])  # a sloppy model: every pair supports
+    forms = corroborate(claims, sourced, fact_coverage=True, fact_forms="equivalent")
+    assert forms.supporters[0] == (1,)  # 505 is "c. 500"
+    assert forms.counts[2] == 0  # but not exactly 500: a perturbed number is not vouched for
+    query = "When was the abbey built?"
+    slot = [_claim(i, c.text) for i, c in enumerate(claims)]
+    found = answer_conflicts(query, slot, [0, 1, 2], min_share=0.6, forms="equivalent")
+    assert [(c.left, c.right) for c in found] == [(1, 2)]  # 505 vs 500; c. 500 agrees with both
+    far = [
+        _claim(0, "The abbey was built c. 500 by monks."),
+        _claim(1, "The abbey was built in 1120 by monks."),
+    ]
+    assert answer_conflicts(query, far, [0, 1], min_share=0.6, forms="equivalent")
