@@ -260,8 +260,9 @@ class MethodSettings:
     fact_forms: FactForms = "equivalent"
     """How fact coverage and the answer-slot rule compare facts: as the tokens written
     (``"tokens"``), or also in their equivalent forms (``"equivalent"``,
-    :mod:`mirage_core.fact_forms`: accents, number words, scale words, percentages, units and
-    ISO dates read alike, so "3 km" states 3,000 metres and "García" is "Garcia")."""
+    :mod:`mirage_core.fact_forms`: accents, number words (ordinals too), scale words,
+    percentages, units, ISO dates and approximate numbers read alike, so "3 km" states 3,000
+    metres, "thirteenth" is "13th", "García" is "Garcia" and "c. 500" agrees with "505")."""
     corroborated_only: CorroboratedOnly = "delivery"
     """Whether only corroborated claims are delivered (:mod:`mirage_core.corroboration`, with
     ``paraphrase_support`` and ``fact_coverage``), wherever the sources behind them (their own
