@@ -26,13 +26,13 @@ from mirage_core.claim_filter import is_question
 from mirage_core.claims import STOPWORDS
 from mirage_core.edited_copies import edited_copies
 from mirage_core.fact_forms import fact_form, stated_forms
-from mirage_core.factcheck import MONTHS, fact_tokens, lowercase_words
+from mirage_core.factcheck import MONTHS, fact_tokens
 from mirage_core.graph import ClaimGraph, SourcedGraph
 from mirage_core.types import Claim
 
 if TYPE_CHECKING:
     from mirage_core.config import MirageConfig
-    from mirage_core.method_settings import FactForms, FactScope, InitialWordFacts, ParaphraseVeto
+    from mirage_core.method_settings import FactForms, FactScope, ParaphraseVeto
 
 __all__ = [
     "Corroboration",
@@ -103,43 +103,21 @@ def _is_name(fact: str) -> bool:
     return not fact[:1].isdigit() and fact not in MONTHS
 
 
-def _without_common_initials(
-    claims: Sequence[Claim], facts: list[frozenset[str]], forms: FactForms
-) -> list[frozenset[str]]:
-    """``facts`` (per claim) without a sentence-initial word that the evidence (``claims``)
-    writes in lower case elsewhere and the sentence does not also use as a name: claim_facts
-    reads a capitalized first word as a name, which "Additionally" and "Despite" are not."""
-    lower = frozenset().union(*(lowercase_words(c.text) for c in claims))
-    out = []
-    for claim, claim_fact_set in zip(claims, facts, strict=True):
-        tokens = fact_tokens(claim.text)
-        first = tokens[0][0] if tokens and tokens[0][1] is None else None
-        if first in lower and first not in {t for t, kind in tokens[1:] if kind == "name"}:
-            word = fact_form(first, claim.text) if forms == "equivalent" else first
-            claim_fact_set = claim_fact_set - {word}
-        out.append(claim_fact_set)
-    return out
-
-
 def _facts_stated(
     claims: Sequence[Claim],
     premise: np.ndarray,
     hypothesis: np.ndarray,
     scope: FactScope,
     forms: FactForms = "tokens",
-    initial_words: InitialWordFacts = "unless_stopword",
 ) -> np.ndarray:
     """Per edge: whether the premise's sentence (or with ``scope="passage"`` its passage)
     states every fact of the hypothesis (:func:`mirage_core.adjacency.tokens_stated`, facts and
     words as token ids of one vocabulary), in the forms ``forms`` reads. With
     ``scope="names_in_passage"`` the names may be anywhere in the premise's passage (a page
-    names its subject once and then writes "he"), its numbers and months in its sentence.
-    ``initial_words``: :attr:`~mirage_core.method_settings.MethodSettings.initial_word_facts`."""
+    names its subject once and then writes "he"), its numbers and months in its sentence."""
     vocab: dict[str, int] = {}
     words = [[vocab.setdefault(t, len(vocab)) for t in stated_words(c.text, forms)] for c in claims]
     facts = [claim_facts(c.text, forms) for c in claims]
-    if initial_words == "unless_written_lower":
-        facts = _without_common_initials(claims, facts, forms)
     passages = np.asarray([c.passage_index for c in claims], dtype=np.int64)
 
     def ids(names: bool | None) -> list[list[int]]:
@@ -213,7 +191,6 @@ def corroborate(
     fact_coverage: bool = False,
     fact_scope: FactScope = "sentence",
     fact_forms: FactForms = "tokens",
-    initial_word_facts: InitialWordFacts = "unless_stopword",
     questions_vouch: bool = True,
     restating: frozenset[str] | None = None,
     paraphrase_veto: ParaphraseVeto = "counted",
@@ -253,9 +230,7 @@ def corroborate(
         keep = ~(silent[premise] | silent[hypothesis])
         premise, hypothesis = premise[keep], hypothesis[keep]
     if fact_coverage and premise.size:
-        covers = _facts_stated(
-            claims, premise, hypothesis, fact_scope, fact_forms, initial_word_facts
-        )
+        covers = _facts_stated(claims, premise, hypothesis, fact_scope, fact_forms)
         premise, hypothesis = premise[covers], hypothesis[covers]
     if copy_overlap is not None and premise.size:
         keep = ~edited_copies(claims, premise, hypothesis, copy_overlap)
@@ -303,7 +278,6 @@ def configured_corroboration(
         fact_coverage=m.fact_coverage,
         fact_scope=m.fact_scope,
         fact_forms=m.fact_forms,
-        initial_word_facts=m.initial_word_facts,
         questions_vouch=m.questions_vouch,
         restating=None if m.restatements_vouch else query_tokens,
         paraphrase_veto=m.paraphrase_veto,

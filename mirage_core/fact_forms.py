@@ -6,8 +6,7 @@ as written, so two honest pages that give one fact in different forms neither co
 other in it nor agree on it: "3 km" / "3,000 metres", "two" / "2", "García Márquez" / "Garcia
 Marquez". With ``MethodSettings.fact_forms="equivalent"`` they read these forms alike:
 
-- a token without accents and a possessive ("Nixon's" states Nixon) and, for a decimal number,
-  without trailing zeros (:func:`fold`);
+- a token without accents and, for a decimal number, without trailing zeros (:func:`fold`);
 - a number with a scale word as its value: "1.5 million" states 1500000 (:func:`scaled_facts`
   gives a claim's facts that way too, so "1.5 million" and "1,500,000" state the same fact);
 - a number word as its digits: "twenty-five" states 25, "thirteenth" and "twenty-first" state
@@ -82,7 +81,6 @@ _APPROXIMATE = re.compile(
     rf"(?:\bc\.|\bca\.|\bcirca|\babout|\baround|\bapproximately|\broughly|\bnearly"
     rf"|\balmost|\bestimated|~)\s*[$£€]?(?P<num>{_NUMERAL})"
 )
-_POSSESSIVE = re.compile(r"(?<=\w)['’]s$")
 _PERCENT_WORDS = re.compile(rf"(?P<num>{_NUMERAL})\s*(?:percent|per cent)\b")
 _PERCENT_SIGN = re.compile(rf"(?P<num>{_NUMERAL})%")
 _ISO_DATE = re.compile(r"\b\d{4}-(?P<month>0[1-9]|1[0-2])-\d{2}\b")
@@ -118,13 +116,12 @@ _DEGREES = re.compile(
 
 def fold(token: str) -> str:
     """``token`` (lower-cased, as :func:`~mirage_core.factcheck.fact_tokens` gives it) without
-    accents and a possessive "'s", and for a decimal number without trailing zeros: "márquez"
-    → "marquez", "nixon's" → "nixon", "3.50" → "3.5"."""
+    accents, and for a decimal number without trailing zeros: "márquez" → "marquez",
+    "3.50" → "3.5"."""
     if token[:1].isdigit():
         if "." in token and not token.endswith("%"):
             token = token.rstrip("0").rstrip(".")
         return token
-    token = _POSSESSIVE.sub("", token)
     if token.isascii():
         return token
     decomposed = unicodedata.normalize("NFKD", token)

@@ -22,7 +22,6 @@ __all__ = [
     "fact_conflict_kind",
     "fact_tokens",
     "leading_words",
-    "lowercase_words",
     "name_phrases",
 ]
 
@@ -59,11 +58,6 @@ def fact_tokens(sentence: str) -> list[tuple[str, str | None]]:
         tok = m.group(0)
         out.append((tok.lower().replace(",", ""), _kind(tok, i == 0)))
     return out
-
-
-def lowercase_words(sentence: str) -> frozenset[str]:
-    """The tokens ``sentence`` writes in lower case (a word, not a name, wherever it stands)."""
-    return frozenset(m.group(0) for m in _TOKEN.finditer(sentence) if m.group(0)[:1].islower())
 
 
 def leading_words(sentence: str, n: int) -> list[str]:

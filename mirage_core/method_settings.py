@@ -27,7 +27,6 @@ __all__ = [
     "CorroboratedOnly",
     "FactForms",
     "FactScope",
-    "InitialWordFacts",
     "Linkage",
     "MethodSettings",
     "ParaphraseBudget",
@@ -52,7 +51,6 @@ AnswerConflictContext = Literal["claim", "lead+previous", "lead+previous stateme
 AnswerNames = Literal["word", "last_word"]
 AnswerTimes = Literal["number", "year"]
 FactScope = Literal["sentence", "passage", "names_in_passage"]
-InitialWordFacts = Literal["unless_stopword", "unless_written_lower"]
 FactForms = Literal["tokens", "equivalent"]
 CorroboratedOnly = Literal["none", "selection", "delivery"]
 ConflictScope = Literal["selected", "delivered"]
@@ -259,12 +257,6 @@ class MethodSettings:
     passage it comes from (a page that names its subject once and then says "the tower"), or
     the passage for names and the sentence for numbers and months (``"names_in_passage"``:
     a page refers back to a name, not to a number)."""
-    initial_word_facts: InitialWordFacts = "unless_stopword"
-    """Whether fact coverage reads a sentence's capitalized first word as a name the supporter
-    must state: unless it is a stopword (``"unless_stopword"``), or also unless the query's
-    evidence writes it in lower case elsewhere (``"unless_written_lower"``: "Additionally",
-    "Despite" and "Nationality" are words there, while a name such as "Lula" is capitalized
-    wherever it stands)."""
     fact_forms: FactForms = "equivalent"
     """How fact coverage and the answer-slot rule compare facts: as the tokens written
     (``"tokens"``), or also in their equivalent forms (``"equivalent"``,

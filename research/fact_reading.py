@@ -32,6 +32,9 @@ under either rule.
         research/candidates/facts-possessive.json \\
         research/candidates/facts-possessive-lower-initials.json
     python -m research.fact_reading report research/results/fact-reading/*.json
+
+Neither qualified (``research/results/fact-reading/choice.md``) and both readings were taken
+out of the engine; commit 6bc5e58 has them, which the round's runs need.
 """
 
 from __future__ import annotations

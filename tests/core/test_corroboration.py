@@ -279,20 +279,3 @@ def test_an_unread_paraphrase_corroborates_nothing_when_unread_vetoes():
         paraphrase_veto="unread_or_leaning",
     )
     assert read.counts.tolist() == [1, 1, 0]
-
-
-def test_a_first_word_the_evidence_writes_in_lower_case_is_no_name():
-    claims = _claims([
-        ("Additionally, McGinniss wrote Fatal Vision in 1983.", "a"),
-        ("McGinniss wrote Fatal Vision in 1983.", "b"),
-        ("Lula was elected president of Brazil in 2002.", "a"),
-        ("In 2002 he was elected president of Brazil and additionally led his party.", "b"),
-    ])  # fmt: skip
-    sourced = _sourced(claims, [1, 3], [0, 2])  # a sloppy model: every pair supports
-    stopword = corroborate(claims, sourced, fact_coverage=True)
-    lower = corroborate(
-        claims, sourced, fact_coverage=True, initial_word_facts="unless_written_lower"
-    )
-    assert stopword.counts.tolist() == [0, 1, 0, 1]  # "additionally" read as a name
-    assert lower.counts.tolist() == [1, 1, 0, 1]  # the evidence writes it as a word
-    # "Lula" is never written in lower case: still a name no supporter states

@@ -48,7 +48,6 @@ def test_fold_drops_accents_and_trailing_decimal_zeros():
         ("Turnout was 40%.", {"40"}),
         ("Landed on 1969-07-20.", {"july"}),
         ("Gabriel García Márquez wrote it.", {"garcia", "marquez"}),
-        ("It was McGinniss's first book.", {"mcginniss"}),
         ("It was 100 °F outside.", {"38"}),
     ],
 )
@@ -65,11 +64,6 @@ def test_forms_are_added_never_made_of_plain_words():
     assert added_forms("At first it took a second.") == frozenset()
     # a number in a text states itself in every reading
     assert {"5", "330"} <= stated_forms("5 ships, 330 crew")
-
-
-def test_a_possessive_states_the_name():
-    assert claim_facts("He covered Nixon's campaign.", "equivalent") == {"nixon"}
-    assert fold("o'brien") == "o'brien"  # an apostrophe inside a name stays
 
 
 def test_claim_facts_read_scaled_numbers_as_their_value():
