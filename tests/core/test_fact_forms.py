@@ -87,14 +87,26 @@ def test_fact_coverage_reads_a_fact_in_another_form_as_stated():
     assert forms.counts[2] == 0  # 4,000 metres is not 3 km in any form
 
 
+def _equivalent_coverage(texts: list[str], left: list[int], right: list[int]):
+    """Claims of sources a, b, c and their corroboration in equivalent forms, under a sloppy
+    model that reads every pair as support: fact coverage alone decides."""
+    claims = _claims(list(zip(texts, "abc", strict=False)))
+    forms = corroborate(
+        claims, _sourced(claims, left, right), fact_coverage=True, fact_forms="equivalent"
+    )
+    return claims, forms
+
+
 def test_a_century_in_words_vouches_for_the_century_in_digits():
-    claims = _claims([
-        ("The Terracotta Army was made in the 3rd century BC under Qin Shi Huang.", "a"),
-        ("Under Qin Shi Huang the Terracotta Army was made in the third century BC.", "b"),
-        ("Under Qin Shi Huang the Terracotta Army was made in the fourth century BC.", "c"),
-    ])  # fmt: skip
-    sourced = _sourced(claims, [0, 0], [1, 2])  # a sloppy model: every pair supports
-    forms = corroborate(claims, sourced, fact_coverage=True, fact_forms="equivalent")
+    _, forms = _equivalent_coverage(
+        [
+            "The Terracotta Army was made in the 3rd century BC under Qin Shi Huang.",
+            "Under Qin Shi Huang the Terracotta Army was made in the third century BC.",
+            "Under Qin Shi Huang the Terracotta Army was made in the fourth century BC.",
+        ],
+        [0, 0],
+        [1, 2],
+    )
     assert forms.supporters[0] == (1,)  # "third" states 3; "fourth" does not
 
 
@@ -143,13 +155,15 @@ def test_a_plain_word_of_the_other_claim_is_no_fact_in_common():
 def test_an_approximate_number_agrees_with_the_numbers_it_rounds():
     assert approximate_facts("Built c. 500 AD, about 1,100 feet tall.") == {"500", "1100"}
     assert {"~500", "~510", "~505"} <= added_forms("It was built in 505.")
-    claims = _claims([
-        ("The abbey was built c. 500 by monks from Iona.", "a"),
-        ("The abbey was built in 505 by monks from Iona.", "b"),
-        ("The abbey was built in 500 by monks from Iona.", "c"),
-    ])  # fmt: skip
-    sourced = _sourced(claims, [0, 1], [1, 2])  # a sloppy model: every pair supports
-    forms = corroborate(claims, sourced, fact_coverage=True, fact_forms="equivalent")
+    claims, forms = _equivalent_coverage(
+        [
+            "The abbey was built c. 500 by monks from Iona.",
+            "The abbey was built in 505 by monks from Iona.",
+            "The abbey was built in 500 by monks from Iona.",
+        ],
+        [0, 1],
+        [1, 2],
+    )
     assert forms.supporters[0] == (1,)  # 505 is "c. 500"
     assert forms.counts[2] == 0  # but not exactly 500: a perturbed number is not vouched for
     query = "When was the abbey built?"
