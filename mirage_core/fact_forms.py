@@ -77,8 +77,9 @@ _SCALED = re.compile(
     rf"(?P<num>{_NUMERAL})\s*(?P<scale>thousand|million|billion|trillion|bn)\b"
     rf"|[$£€](?P<cur>{_NUMERAL})m\b"
 )
+# "c." after a period is an initial ("Washington, D.C. 2005"), not "circa"
 _APPROXIMATE = re.compile(
-    rf"(?:\bc\.|\bca\.|\bcirca|\babout|\baround|\bapproximately|\broughly|\bnearly"
+    rf"(?:(?<!\.)\bc\.|(?<!\.)\bca\.|\bcirca|\babout|\baround|\bapproximately|\broughly|\bnearly"
     rf"|\balmost|\bestimated|~)\s*[$£€]?(?P<num>{_NUMERAL})"
 )
 _PERCENT_WORDS = re.compile(rf"(?P<num>{_NUMERAL})\s*(?:percent|per cent)\b")
