@@ -179,9 +179,11 @@ def approximate_form(value: str) -> str:
 
 def _rounded_forms(value: float) -> set[str]:
     """``value`` as an approximate fact, itself and rounded half up to one, two and three
-    significant figures: 505 → ~505, ~500, ~510."""
+    significant figures: 505 → ~505, ~500, ~510; nothing for a numeral too large for a float."""
+    if not math.isfinite(value):
+        return set()
     out = {approximate_form(number_form(value))}
-    if value <= 0 or not math.isfinite(value):
+    if value <= 0:
         return out
     magnitude = math.floor(math.log10(value))
     for figures in (1, 2, 3):
