@@ -43,11 +43,13 @@ from research.relevant_pairs import every_loss
 from research.request_gate import DELIVERED_SHARE, delivered_share
 
 NO_LOSS_ASKED = {"declared": "2026-12-06"}
+#: the round :data:`NO_LOSS_ASKED` was declared for
+THIRD_ROUND = "facts-ordinals-approximate"
 
 CANDIDATES: dict[str, dict[str, Any]] = {
     "facts-equivalent-forms": {"method": {"fact_forms": "equivalent"}},
     "facts-approximate-numbers": {},
-    "facts-ordinals-approximate": {},
+    THIRD_ROUND: {},
 }
 
 
@@ -62,10 +64,9 @@ def report(runs: dict[str, dict[str, Any]]) -> list[str]:
     out = no_loss_gain(runs, names, complete_rows=True, with_garag=True)
     title = f"rule DELIVERED_SHARE ({DELIVERED_SHARE['declared']}), fit split"
     out = [*out, "", *choose(title, names, runs, delivered_share)]
-    third = [name for name in names if name == "facts-ordinals-approximate"]
-    if third:
+    if THIRD_ROUND in runs:
         title = f"rule NO_LOSS_ASKED ({NO_LOSS_ASKED['declared']}), fit split"
-        out += ["", *choose(title, third, runs, asked)]
+        out += ["", *choose(title, [THIRD_ROUND], runs, asked)]
     return out
 
 
