@@ -1,11 +1,12 @@
 """Measure the activation ranges of the static int8 NLI graph: ``python scripts/calibrate_int8.py``.
 
-Runs the packaged NLI model's fp32 graph (``model.onnx``) with ONNX Runtime's MinMax calibrator
-over a seeded sample of ``--pairs`` pairs of the NLI **training** sources (the split of
-``training/data.py``: never a pair or sentence of a held-out set), and writes the min / max of
-every tensor entering a MatMul or Gemm to ``int8-ranges.json`` beside the model, with the digest
-of the graph they were measured on. :mod:`mirage_core.nli.int8` builds the int8 graph from
-them. Needs onnxruntime and onnx (``pip install 'mirage-rag[onnx-int8]'``) and the NLI data.
+Runs the packaged NLI model's fp32 graph (``model.onnx``) with one of ONNX Runtime's calibrators
+(``--method``, :data:`METHODS`) over a seeded sample of ``--pairs`` pairs of the NLI **training**
+sources (the split of ``training/data.py``: never a pair or sentence of a held-out set), and
+writes the range of every tensor entering a MatMul or Gemm to ``int8-ranges.json`` beside the
+model, with the digest of the graph they were measured on. :mod:`mirage_core.nli.int8` builds
+the int8 graph from them. Needs onnxruntime and onnx (``pip install 'mirage-rag[onnx-int8]'``)
+and the NLI data.
 """
 
 from __future__ import annotations
@@ -21,18 +22,36 @@ sys.path.insert(0, str(REPO))
 
 NLI_DIR = REPO / "mirage_core" / "models" / "mirage-nli-minilm-l6"
 
+#: calibration methods: ONNX Runtime's calibrator and its options. "minmax" takes each tensor's
+#: extremes over every pair; the others clip rare outliers (the 0.01% / 0.001% tails, a moving
+#: average of per-batch extremes, or the range that keeps the most information), so the int8
+#: steps of the common values are finer.
+METHODS: dict[str, tuple[str, dict]] = {
+    "minmax": ("MinMax", {}),
+    "minmax-moving-average": ("MinMax", {"moving_average": True}),
+    "percentile-99.99": ("Percentile", {"percentile": 99.99, "symmetric": False}),
+    "percentile-99.999": ("Percentile", {"percentile": 99.999, "symmetric": False}),
+    "entropy": ("Entropy", {"symmetric": False}),
+}
+
 
 def calibrate(
-    model_dir: Path, pairs: Sequence[tuple[str, str]], batch_size: int = 16, max_length: int = 256
+    model_dir: Path,
+    pairs: Sequence[tuple[str, str]],
+    batch_size: int = 16,
+    max_length: int = 256,
+    method: str = "minmax",
 ) -> dict[str, tuple[float, float]]:
-    """MinMax ranges of the tensors entering MatMul / Gemm nodes of ``model_dir/model.onnx``
-    over ``pairs`` (tokenized as :class:`~mirage_core.nli.OnnxNLI` tokenizes them)."""
+    """Ranges (:data:`METHODS` ``method``) of the tensors entering MatMul / Gemm nodes of
+    ``model_dir/model.onnx`` over ``pairs`` (tokenized as :class:`~mirage_core.nli.OnnxNLI`
+    tokenizes them)."""
     from onnxruntime.quantization import CalibrationDataReader, CalibrationMethod
     from onnxruntime.quantization.calibrate import create_calibrator
 
     from mirage_core.nli.int8 import SETTINGS, preprocess
     from mirage_core.onnx_models import PairTokenizer, resolve_max_length
 
+    calibrator_name, options = METHODS[method]
     tokenizer = PairTokenizer(model_dir, resolve_max_length(model_dir, max_length))
 
     class Reader(CalibrationDataReader):
@@ -55,7 +74,8 @@ def calibrate(
             pre,
             list(SETTINGS["op_types"]),
             augmented_model_path=str(Path(tmp) / "augmented.onnx"),
-            calibrate_method=CalibrationMethod.MinMax,
+            calibrate_method=CalibrationMethod[calibrator_name],
+            extra_options=options,
         )
         calibrator.collect_data(Reader())
         data = calibrator.compute_data()
@@ -78,14 +98,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model-dir", type=Path, default=NLI_DIR)
     parser.add_argument("--pairs", type=int, default=300)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--method", choices=list(METHODS), default="minmax")
     parser.add_argument("--data-dir", default=None, help="NLI data (default ../shared/data/nli)")
     args = parser.parse_args(argv)
     from mirage_core.nli.int8 import write_ranges
 
     pairs = training_pairs(args.pairs, args.seed, args.data_dir)
-    ranges = calibrate(args.model_dir, pairs)
+    ranges = calibrate(args.model_dir, pairs, method=args.method)
     about = (
-        f"MinMax over {len(pairs)} pairs of the NLI training sources (seeded sample, seed "
+        f"{args.method} over {len(pairs)} pairs of the NLI training sources (seeded sample, seed "
         f"{args.seed}; training/data.py's split): scripts/calibrate_int8.py"
     )
     path = write_ranges(args.model_dir, ranges, about)
