@@ -60,13 +60,13 @@ def fit_pairs(data_dir: str | None) -> list[tuple[tuple[str, str], int]]:
 
 
 def _model_copy(model_dir: Path, ranges: dict, about: str, into: Path) -> Path:
-    """``model_dir`` with other int8 ranges (the rest of the files linked, not copied)."""
+    """A copy of ``model_dir`` with other int8 ranges (onnx refuses weights behind a link)."""
     from mirage_core.nli.int8 import write_ranges
 
     into.mkdir(parents=True)
     for f in model_dir.iterdir():
         if f.is_file() and f.name != "int8-ranges.json":
-            os.symlink(f, into / f.name)
+            shutil.copy(f, into / f.name)
     write_ranges(into, ranges, about)
     return into
 
