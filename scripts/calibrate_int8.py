@@ -17,6 +17,8 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
@@ -77,12 +79,41 @@ def calibrate(
             calibrate_method=CalibrationMethod[calibrator_name],
             extra_options=options,
         )
+        if calibrator_name != "MinMax":
+            _flatten_batches(calibrator)
         calibrator.collect_data(Reader())
         data = calibrator.compute_data()
     return {
         name: (float(t.range_value[0].ravel()[0]), float(t.range_value[1].ravel()[0]))
         for name, t in data.data.items()
     }
+
+
+def _flatten_batches(calibrator) -> None:
+    """ONNX Runtime's histogram calibrators stack a tensor's batches into one array, which fails
+    when batches differ in length (pairs are padded to their batch's longest only); each
+    tensor's values are the same flattened and joined first."""
+    collector_of = calibrator.collect_data
+
+    def collect_data(reader) -> None:
+        from onnxruntime.quantization.calibrate import HistogramCollector
+
+        collect = HistogramCollector.collect
+
+        def joined(self, name_to_arr):
+            flat = {
+                k: np.concatenate([np.asarray(a).ravel() for a in v]) if isinstance(v, list) else v
+                for k, v in name_to_arr.items()
+            }
+            return collect(self, flat)
+
+        HistogramCollector.collect = joined
+        try:
+            collector_of(reader)
+        finally:
+            HistogramCollector.collect = collect
+
+    calibrator.collect_data = collect_data
 
 
 def training_pairs(n: int, seed: int, data_dir: str | None) -> list[tuple[str, str]]:
