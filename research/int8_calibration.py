@@ -111,7 +111,6 @@ def main(argv: list[str] | None = None) -> int:
             f"seed {CALIBRATION_SEED}; training/data.py's split): scripts/calibrate_int8.py"
         )
         copy = _model_copy(model_dir, ranges, about, work / name)
-        shutil.copy(copy / "int8-ranges.json", OUT / f"{name}.json")
         int8 = OnnxNLI(copy, cache_size=0, threads=args.threads, quantize="static-int8")
         got = _scores(int8, fit_x)
         agree = float((got.argmax(1) == base_fit.argmax(1)).mean())
