@@ -97,6 +97,28 @@ def test_ranges_must_fit_the_graph(int8_dir: Path, cache: Path, tmp_path: Path) 
     OnnxNLI(stale).predict(PREMISES[:1], HYPOTHESES[:1])  # fp32 needs no ranges
 
 
+def test_every_calibration_method_reads_batches_of_different_lengths(int8_dir: Path) -> None:
+    """The histogram calibrators stack a tensor's batches, which differ in length here (pairs
+    are padded to their batch's longest); every method gives each tensor a range, and the
+    methods that clip the tails stay inside the min / max."""
+    script = load_script("calibrate_int8")
+    calibration = [(p, h) for p in PREMISES[::-1] for h in HYPOTHESES[::2]]
+    lengths = {len(p) + len(h) for p, h in calibration}
+    assert len(lengths) > 1
+    by_method = {
+        m: script.calibrate(int8_dir, calibration, batch_size=3, method=m) for m in script.METHODS
+    }
+    minmax = by_method["minmax"]
+    for method, ranges in by_method.items():
+        assert ranges.keys() == minmax.keys(), method
+        for name, (lo, hi) in ranges.items():
+            assert np.isfinite([lo, hi]).all() and lo < hi, (method, name)
+            if method.startswith(("percentile", "minmax-moving")):
+                assert minmax[name][0] - 1e-6 <= lo and hi <= minmax[name][1] + 1e-6, (method, name)
+    # clipping a tail narrows some range
+    assert any(by_method["percentile-99.99"][k] != minmax[k] for k in minmax)
+
+
 def test_bad_quantize_value(int8_dir: Path) -> None:
     for bad in ("int8", True, "dynamic-int8"):
         with pytest.raises(ValueError, match="quantize"):
