@@ -35,8 +35,9 @@ import numpy as np
 from research.int8_calibration import (
     HELDOUT_PAIRS,
     HELDOUT_SEED,
-    _accuracy,
     fit_pairs,
+    heldout_scores,
+    heldout_table,
 )
 
 REPO = Path(__file__).resolve().parents[1]
@@ -121,7 +122,6 @@ def main(argv: list[str] | None = None) -> int:
         k: fp32.predict([e.premise for e in v], [e.hypothesis for e in v])
         for k, v in heldout.items()
     }
-    gold_held = {k: np.array([e.label for e in v]) for k, v in heldout.items()}
     rows = []
     for name, keep in CANDIDATES.items():
         int8 = OnnxNLI(cache_size=0, threads=args.threads, quantize="static-int8")
@@ -129,11 +129,7 @@ def main(argv: list[str] | None = None) -> int:
             int8.model_dir, args.threads, graph=static_int8_graph(int8.model_dir, keep_fp32=keep)
         )
         base, got, secs = _interleaved(fp32, int8, prem, hyp)
-        held = {}
-        for k, exs in heldout.items():
-            p = int8.predict([e.premise for e in exs], [e.hypothesis for e in exs])
-            acc = _accuracy(k, p, gold_held[k]) - _accuracy(k, base_held[k], gold_held[k])
-            held[k] = (float((p.argmax(1) == base_held[k].argmax(1)).mean()), acc)
+        held = heldout_scores(int8, heldout, base_held)
         rows.append(
             {
                 "name": name,
@@ -172,7 +168,6 @@ def _interleaved(fp32, int8, prem, hyp, chunk: int = 128):
 
 
 def _report(rows: list[dict], pick: str | None, seconds: float) -> list[str]:
-    sets = list(rows[0]["held"])
     lines = [
         "`python -m research.int8_keep`: static int8 NLI graphs (the shipped min / max ranges) "
         "keeping some MatMuls in fp32, against the shipped fp32 graph, both on ONNX Runtime",
@@ -191,20 +186,7 @@ def _report(rows: list[dict], pick: str | None, seconds: float) -> list[str]:
             f"| {r['name']}{mark} | {100 * r['share']:.1f}% | {100 * r['agree']:.1f}% | "
             f"{r['mean_dp']:.4f} | {r['speed']:.2f}× |"
         )
-    lines += [
-        "",
-        f"report: held-out sets of benchmarks/eval_nli.py ({HELDOUT_PAIRS} pairs each, seed "
-        f"{HELDOUT_SEED}), not chosen on: labels = fp32 / accuracy − fp32's, points",
-        "",
-        "| keeps in fp32 | " + " | ".join(sets) + " | worst Δ accuracy |",
-        "|---|" + "---|" * (len(sets) + 1),
-    ]
-    for r in rows:
-        cells = " | ".join(
-            f"{100 * r['held'][k][0]:.1f}% / {100 * r['held'][k][1]:+.1f}" for k in sets
-        )
-        worst = min(100 * r["held"][k][1] for k in sets)
-        lines.append(f"| {r['name']} | {cells} | {worst:+.1f} |")
+    lines += heldout_table(rows, "keeps in fp32")
     lines += ["", f"pick: {pick or 'none qualifies'}", f"total time {seconds:.0f}s"]
     return lines
 
