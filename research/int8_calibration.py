@@ -81,8 +81,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
     from mirage_core.nli.onnx_nli import OnnxNLI
-    from training.data import build_splits, sample
-    from training.evaluate import build_eval_sets
 
     script = _calibration_script()
     os.environ["MIRAGE_CACHE"] = tempfile.mkdtemp(prefix="mirage-int8-calibration-")
@@ -94,16 +92,11 @@ def main(argv: list[str] | None = None) -> int:
     fit = fit_pairs(args.data_dir)
     fit_x = [x for x, _ in fit]
     fit_gold = np.array([y for _, y in fit])
-    heldout = build_eval_sets(build_splits(args.data_dir), seed=HELDOUT_SEED)
-    heldout = {k: sample(v, HELDOUT_PAIRS, HELDOUT_SEED) for k, v in heldout.items()}
+    heldout, base_held = heldout_sets(args.data_dir, fp32)
     base_fit = _scores(fp32, fit_x)
-    base_held = {
-        k: _scores(fp32, [(e.premise, e.hypothesis) for e in v]) for k, v in heldout.items()
-    }
     OUT.mkdir(parents=True, exist_ok=True)
     rows = []
     for name in script.METHODS:
-        t0 = time.perf_counter()
         ranges = script.calibrate(model_dir, calibration, method=name)
         about = (
             f"{name} over {len(calibration)} pairs of the NLI training sources (seeded sample, "
@@ -123,7 +116,6 @@ def main(argv: list[str] | None = None) -> int:
                 "max_dp": float(delta.max()),
                 "fit_acc": float((got.argmax(1) == fit_gold).mean()),
                 "held": held,
-                "seconds": time.perf_counter() - t0,
             }
         )
         print(name, f"{agree:.4f}", f"{delta.mean():.4f}", flush=True)
@@ -141,6 +133,19 @@ def _accuracy(name: str, probs: np.ndarray, gold: np.ndarray) -> float:
     from benchmarks.nli_int8 import score
 
     return score(name, probs, gold)[0]
+
+
+def heldout_sets(data_dir: str | None, fp32) -> tuple[dict, dict]:
+    """The held-out sets of ``benchmarks/eval_nli.py`` as ``benchmarks.nli_int8`` samples them
+    (:data:`HELDOUT_PAIRS` pairs each, seed :data:`HELDOUT_SEED`), and ``fp32``'s
+    probabilities on each."""
+    from training.data import build_splits, sample
+    from training.evaluate import build_eval_sets
+
+    sets = build_eval_sets(build_splits(data_dir), seed=HELDOUT_SEED)
+    sets = {k: sample(v, HELDOUT_PAIRS, HELDOUT_SEED) for k, v in sets.items()}
+    base = {k: _scores(fp32, [(e.premise, e.hypothesis) for e in v]) for k, v in sets.items()}
+    return sets, base
 
 
 def heldout_scores(int8, heldout: dict, base: dict) -> dict[str, tuple[float, float]]:

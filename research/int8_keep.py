@@ -23,6 +23,7 @@ against fp32, measured on the fit pairs (interleaved), is printed and not chosen
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -32,13 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
-from research.int8_calibration import (
-    HELDOUT_PAIRS,
-    HELDOUT_SEED,
-    fit_pairs,
-    heldout_scores,
-    heldout_table,
-)
+from benchmarks.nli_int8 import interleaved
+from research.int8_calibration import fit_pairs, heldout_scores, heldout_sets, heldout_table
 
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "research" / "results" / "int8-keep"
@@ -67,7 +63,7 @@ def matmul_costs(model_dir: Path, tokens: int = TOKENS) -> dict[str, float]:
     import onnx
 
     graph = onnx.load(str(model_dir / "model.onnx"), load_external_data=False).graph
-    config_hidden = 384
+    hidden = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))["hidden_size"]
     sizes = {i.name: int(np.prod(i.dims)) for i in graph.initializer}
     produced = {o: n for n in graph.node for o in n.output}
     costs = {}
@@ -76,7 +72,7 @@ def matmul_costs(model_dir: Path, tokens: int = TOKENS) -> dict[str, float]:
             continue
         weight = next((_weight_size(i, sizes, produced) for i in node.input[1:2]), None)
         if not weight:
-            costs[node.name] = float(tokens * config_hidden)
+            costs[node.name] = float(tokens * hidden)
         else:
             costs[node.name] = weight / tokens if node.op_type == "Gemm" else float(weight)
     return costs
@@ -107,8 +103,6 @@ def main(argv: list[str] | None = None) -> int:
     from mirage_core.nli.int8 import static_int8_graph
     from mirage_core.nli.onnx_nli import OnnxNLI
     from mirage_core.onnx_models import open_session
-    from training.data import build_splits, sample
-    from training.evaluate import build_eval_sets
 
     os.environ["MIRAGE_CACHE"] = tempfile.mkdtemp(prefix="mirage-int8-keep-")
     t_start = time.time()
@@ -116,27 +110,23 @@ def main(argv: list[str] | None = None) -> int:
     costs = matmul_costs(fp32.model_dir)
     fit = fit_pairs(args.data_dir)
     prem, hyp = [p for (p, _), _ in fit], [h for (_, h), _ in fit]
-    heldout = build_eval_sets(build_splits(args.data_dir), seed=HELDOUT_SEED)
-    heldout = {k: sample(v, HELDOUT_PAIRS, HELDOUT_SEED) for k, v in heldout.items()}
-    base_held = {
-        k: fp32.predict([e.premise for e in v], [e.hypothesis for e in v])
-        for k, v in heldout.items()
-    }
+    heldout, base_held = heldout_sets(args.data_dir, fp32)
     rows = []
     for name, keep in CANDIDATES.items():
         int8 = OnnxNLI(cache_size=0, threads=args.threads, quantize="static-int8")
         int8.session = open_session(
             int8.model_dir, args.threads, graph=static_int8_graph(int8.model_dir, keep_fp32=keep)
         )
-        base, got, secs = _interleaved(fp32, int8, prem, hyp)
+        got = interleaved({"fp32": fp32, "int8": int8}, prem, hyp, chunk=128)
+        (base, fp32_s), (probs, int8_s) = got["fp32"], got["int8"]
         held = heldout_scores(int8, heldout, base_held)
         rows.append(
             {
                 "name": name,
                 "share": fp32_share(costs, keep),
-                "agree": float((got.argmax(1) == base.argmax(1)).mean()),
-                "mean_dp": float(np.abs(got - base).mean()),
-                "speed": secs[0] / secs[1],
+                "agree": float((probs.argmax(1) == base.argmax(1)).mean()),
+                "mean_dp": float(np.abs(probs - base).mean()),
+                "speed": fp32_s / int8_s,
                 "held": held,
             }
         )
@@ -149,22 +139,6 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(lines))
     shutil.rmtree(os.environ["MIRAGE_CACHE"], ignore_errors=True)
     return 0
-
-
-def _interleaved(fp32, int8, prem, hyp, chunk: int = 128):
-    """Both variants' probabilities over the pairs, alternating every ``chunk`` pairs, and the
-    seconds each spent."""
-    out: tuple[list, list] = ([], [])
-    secs = [0.0, 0.0]
-    for i, start in enumerate(range(0, len(prem), chunk)):
-        order = (0, 1) if i % 2 == 0 else (1, 0)
-        for j in order:
-            t0 = time.perf_counter()
-            out[j].append(
-                (fp32, int8)[j].predict(prem[start : start + chunk], hyp[start : start + chunk])
-            )
-            secs[j] += time.perf_counter() - t0
-    return np.concatenate(out[0]), np.concatenate(out[1]), secs
 
 
 def _report(rows: list[dict], pick: str | None, seconds: float) -> list[str]:
