@@ -15,6 +15,7 @@ import argparse
 import sys
 import tempfile
 from collections.abc import Sequence
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 import numpy as np
@@ -79,9 +80,8 @@ def calibrate(
             calibrate_method=CalibrationMethod[calibrator_name],
             extra_options=options,
         )
-        if calibrator_name != "MinMax":
-            _flatten_batches(calibrator)
-        calibrator.collect_data(Reader())
+        with _joined_batches() if calibrator_name != "MinMax" else nullcontext():
+            calibrator.collect_data(Reader())
         data = calibrator.compute_data()
     return {
         name: (float(t.range_value[0].ravel()[0]), float(t.range_value[1].ravel()[0]))
@@ -89,31 +89,27 @@ def calibrate(
     }
 
 
-def _flatten_batches(calibrator) -> None:
+@contextmanager
+def _joined_batches():
     """ONNX Runtime's histogram calibrators stack a tensor's batches into one array, which fails
-    when batches differ in length (pairs are padded to their batch's longest only); each
-    tensor's values are the same flattened and joined first."""
-    collector_of = calibrator.collect_data
+    when batches differ in length (pairs are padded to their batch's longest only); while this
+    is open, each tensor's values are flattened and joined first."""
+    from onnxruntime.quantization.calibrate import HistogramCollector
 
-    def collect_data(reader) -> None:
-        from onnxruntime.quantization.calibrate import HistogramCollector
+    collect = HistogramCollector.collect
 
-        collect = HistogramCollector.collect
+    def joined(self, name_to_arr):
+        flat = {
+            k: np.concatenate([np.asarray(a).ravel() for a in v]) if isinstance(v, list) else v
+            for k, v in name_to_arr.items()
+        }
+        return collect(self, flat)
 
-        def joined(self, name_to_arr):
-            flat = {
-                k: np.concatenate([np.asarray(a).ravel() for a in v]) if isinstance(v, list) else v
-                for k, v in name_to_arr.items()
-            }
-            return collect(self, flat)
-
-        HistogramCollector.collect = joined
-        try:
-            collector_of(reader)
-        finally:
-            HistogramCollector.collect = collect
-
-    calibrator.collect_data = collect_data
+    HistogramCollector.collect = joined
+    try:
+        yield
+    finally:
+        HistogramCollector.collect = collect
 
 
 def training_pairs(n: int, seed: int, data_dir: str | None) -> list[tuple[str, str]]:
