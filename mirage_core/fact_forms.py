@@ -57,18 +57,20 @@ _ORDINAL_TEENS = (
     "tenth eleventh twelfth thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth "
     "nineteenth"
 ).split()
-_ORDINAL_TENS = "twentieth thirtieth fortieth fiftieth sixtieth seventieth eightieth ninetieth"
+_ORDINAL_TENS = (
+    "twentieth thirtieth fortieth fiftieth sixtieth seventieth eightieth ninetieth".split()
+)
 _ORDINAL_VALUE = (
     {w: 1 + i for i, w in enumerate(_ORDINAL_UNITS)}
     | {w: 10 + i for i, w in enumerate(_ORDINAL_TEENS)}
-    | {w: 20 + 10 * i for i, w in enumerate(_ORDINAL_TENS.split())}
+    | {w: 20 + 10 * i for i, w in enumerate(_ORDINAL_TENS)}
 )
 # Alternatives in this order: at one position a compound ordinal ("twenty-first") is read
 # before the cardinal it starts with ("twenty").
 _NUMBER_WORD = re.compile(
     rf"\b(?:(?P<otens>{'|'.join(_TENS)})[- ](?P<ounit>{'|'.join(_ORDINAL_UNITS)})"
     rf"|(?P<tens>{'|'.join(_TENS)})(?:[- ](?P<unit>{'|'.join(_UNITS[1:])}))?"
-    rf"|(?P<ordinal>{'|'.join(_ORDINAL_UNITS[2:] + _ORDINAL_TEENS + _ORDINAL_TENS.split())})"
+    rf"|(?P<ordinal>{'|'.join(_ORDINAL_UNITS[2:] + _ORDINAL_TEENS + _ORDINAL_TENS)})"
     rf"|(?P<word>{'|'.join(_UNITS + _TEENS)}))\b"
 )
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "bn": 1e9}
