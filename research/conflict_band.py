@@ -25,7 +25,7 @@ from benchmarks._pair_store import stored_models
 from benchmarks.scoreboard import gpe, gpe_snippets
 from mirage_core import Mirage, MirageConfig
 from mirage_core.evaluation.splits import split_queries
-from research.value_conflicts import _biogen
+from research.request_corroboration import _biogen
 
 LOW = 0.5
 SETS = {

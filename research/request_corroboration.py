@@ -54,12 +54,18 @@ CANDIDATES: dict[str, dict[str, Any]] = {
 }
 
 
+def _biogen(k: int):
+    """biogen-dev at ``k`` pages, every query."""
+    from benchmarks.scoreboard import BIOGEN_DEFAULT, biogen
+
+    return biogen(Path(__file__).resolve().parents[1] / BIOGEN_DEFAULT, k, None, 0)
+
+
 def _biogen_split(k: int, split: str):
     """biogen-dev at ``k`` pages, the queries of one split."""
-    from benchmarks.scoreboard import BIOGEN_DEFAULT, biogen
     from mirage_core.evaluation.splits import split_queries
 
-    ds = biogen(Path(__file__).resolve().parents[1] / BIOGEN_DEFAULT, k, None, 0)
+    ds = _biogen(k)
     fit, _ = split_queries(sorted({i.qid for i in ds.instances}), 0.5, 0)
     ds.instances = [i for i in ds.instances if (i.qid in fit) == (split == "fit")]
     return ds

@@ -23,7 +23,6 @@ k = 10 joins the sets.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import numpy as np
 
@@ -34,6 +33,7 @@ from mirage_core import Mirage, MirageConfig
 from mirage_core.evaluation.splits import split_queries
 from mirage_core.fact_forms import stated_forms
 from mirage_core.factcheck import MONTHS
+from research.request_corroboration import _biogen
 
 THRESHOLDS = (0.8, 0.85, 0.9)
 #: the narrower readings of the second table, at cosine NARROW_AT
@@ -147,14 +147,6 @@ def main() -> int:
     print(f"\nhonest sets' first such pair at cosine ≥ {THRESHOLDS[0]}:\n")
     print("\n".join(honest))
     return 0
-
-
-def _biogen(k: int):
-    """biogen-dev at ``k`` pages, every query (``main`` keeps the fit split, as the scoreboard
-    splits it)."""
-    from benchmarks.scoreboard import BIOGEN_DEFAULT, biogen
-
-    return biogen(Path(__file__).resolve().parents[1] / BIOGEN_DEFAULT, k, None, 0)
 
 
 if __name__ == "__main__":
