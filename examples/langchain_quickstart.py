@@ -10,8 +10,10 @@ was given, so you can see exactly which retrieved text reached it. Swap ``echo_l
 chat model (``ChatOpenAI(...)``, ``ChatOllama(...)``) to get real answers.
 
 Expected: the Everest question passes the gate (its sources agree) and the model sees only the
-verified claims; the Eiffel Tower question is blocked (its sources contradict each other on the
-completion year and the designer) and the model gets no retrieved text at all.
+verified claims; the Eiffel Tower question is blocked and the model gets no retrieved text at all.
+Its four pages split two against two on the completion year and the designer, each pair
+restating the question in nearly the same words, so the coordination signals flag all four as
+planted and nothing is left to answer from (the verdict's reason says so).
 """
 
 from __future__ import annotations
