@@ -45,6 +45,30 @@ def lexical_nli(premises: list[str], hypotheses: list[str]) -> np.ndarray:
     return np.asarray(rows, dtype=np.float64).reshape(-1, 3)
 
 
+#: NLI rows of the hand-built graphs: entailment, neutral, contradiction.
+ENTAIL, NEUTRAL, CONTRA = [0.95, 0.03, 0.02], [0.05, 0.9, 0.05], [0.02, 0.03, 0.95]
+
+
+def claim_graph(
+    n: int,
+    contradicts: tuple[tuple[int, int], ...] = (),
+    entails: tuple[tuple[int, int], ...] = (),
+    neutral: tuple[tuple[int, int], ...] = (),
+):
+    """A :class:`~mirage_core.graph.ClaimGraph` of ``n`` claims built by hand: each pair of
+    ``contradicts`` contradicts both ways, each ``(a, b)`` of ``entails`` is ``a`` entailing
+    ``b`` (neutral the other way), each pair of ``neutral`` is neutral both ways."""
+    from mirage_core.graph import ClaimGraph
+
+    pairs = [*contradicts, *entails, *neutral]
+    if not pairs:
+        return ClaimGraph.empty(n)
+    forward = [CONTRA] * len(contradicts) + [ENTAIL] * len(entails) + [NEUTRAL] * len(neutral)
+    backward = [CONTRA] * len(contradicts) + [NEUTRAL] * (len(entails) + len(neutral))
+    left, right = (np.array(side, dtype=np.int64) for side in zip(*pairs, strict=True))
+    return ClaimGraph.build(n, left, right, np.array(forward + backward), kappa=0.5)
+
+
 def flagged_group(passages: tuple[int, ...], shared: tuple[str, ...] = ("x",), **fields):
     """A coordination detector's flagged group, for stubbing ``detect_coordination``: planted-
     looking signal values, score 5.0; ``fields`` override any of them (e.g. ``flagged``)."""

@@ -184,6 +184,27 @@ def test_paraphrase_neighbours_of_another_group_corroborate():
     assert near.counts.tolist() == [1, 1, 0]
 
 
+def test_paraphrase_support_reads_the_cosine_block_by_block_from_the_threshold_up(monkeypatch):
+    import mirage_core.corroboration as corroboration
+
+    claims = _claims(
+        [
+            ("Cats purr.", "c"),
+            ("Paris is the capital.", "a"),
+            ("Dogs bark.", "d"),
+            ("The capital is Paris.", "b"),
+            ("Paris, the capital.", "e"),
+        ]
+    )
+    sourced = _sourced(claims, [], [])
+    # claims 3 and 4 each lie at cosine 0.96 from claim 1, exactly the threshold, and 0.92 apart
+    emb = np.array([[0, 0, 1.0], [1.0, 0, 0], [0, 1.0, 0], [0.96, 0.28, 0], [0.96, 0, 0.28]])
+    whole = corroborate(claims, sourced, embeddings=emb, paraphrase_support=0.96)
+    monkeypatch.setattr(corroboration, "_BLOCK", 2)  # the claims' rows in three blocks
+    blocked = corroborate(claims, sourced, embeddings=emb, paraphrase_support=0.96)
+    assert whole.counts.tolist() == blocked.counts.tolist() == [0, 2, 0, 1, 1]
+
+
 def test_a_paraphrase_the_nli_model_contradicts_corroborates_nothing():
     claims = _claims(
         [("Paris is the capital.", "a"), ("Paris is not the capital.", "b"), ("Cats purr.", "c")]

@@ -99,6 +99,27 @@ def test_a_quarantined_corroborator_vouches_for_nothing(fake_nli, lone_detail_pa
     assert delivered.selected == plain.selected and not narrowed(delivered)
 
 
+def test_a_quarantined_passage_vouches_for_no_claim_it_repeats(fake_nli, monkeypatch):
+    import mirage_core.coordination as coordination
+    from mirage_core import Passage
+
+    pages = [
+        Passage(text, source=f"https://{host}/eiffel", score=0.9)
+        for text, host in (
+            ("The tower was completed in 1889. Otis supplied the lift machinery.", "a.example"),
+            ("The tower was completed in 1889 for the World's Fair.", "b.example"),
+            ("Otis supplied the lift machinery.", "c.example"),
+        )
+    ]
+    kept = engine(fake_nli, coordination="text").defend(LIFT_QUERY, pages)
+    monkeypatch.setattr(coordination, "detect_coordination", lambda *a, **k: [flagged_group((2,))])
+    quarantined = engine(fake_nli, coordination="text").defend(LIFT_QUERY, pages)
+    # the third page alone vouches for the lift sentence of the first
+    assert any("Otis" in t for t in _texts(kept))
+    assert narrowed(quarantined) and not any("Otis" in t for t in _texts(quarantined))
+    assert _texts(quarantined) >= {"The tower was completed in 1889."}
+
+
 def test_corroborated_relevant_keeps_an_uncorroborated_answer_sentence(fake_nli, lift_pages):
     query, pages = LIFT_QUERY, lift_pages
     plain = engine(fake_nli).defend(query, pages)

@@ -10,8 +10,9 @@ from mirage_core import Mirage, MirageConfig, Passage
 from mirage_core.corroboration import Corroboration
 from mirage_core.gate import tie_sides
 from mirage_core.graph import ClaimGraph, SourcedGraph
-from mirage_core.majority import conflicts, side_groups
-from tests.conftest import flagged_group
+from mirage_core.majority import Conflicts, conflicts, side_groups
+from mirage_core.records import Tie
+from tests.conftest import claim_graph, flagged_group
 
 MAJORITY = dict(conflict_rule="majority", contradiction_scope="selected")
 QUERY = "When was the Eiffel Tower completed?"
@@ -32,7 +33,8 @@ def test_a_minority_page_is_outvoted_and_named(fake_nli, outvoted_pages):
     assert "1889" in delivered and "1925" not in delivered
     majority = [o for o in v.gate if o.rule == "majority"]
     assert majority and not majority[0].blocks
-    assert "passages [3]" in majority[0].reason and "outvoted" in v.reason
+    assert "1 claim(s) of passages [3]" in majority[0].reason and "outvoted" in v.reason
+    assert v.reason.startswith("passed: r_contr=")  # the outvoted minority is added, not instead
 
 
 def test_the_tie_rule_blocks_the_same_evidence_when_its_aggregate_sides_tie(fake_nli):
@@ -43,6 +45,7 @@ def test_the_tie_rule_blocks_the_same_evidence_when_its_aggregate_sides_tie(fake
     tie = engine(fake_nli, d_min=1).defend(QUERY, pages)
     majority = engine(fake_nli, d_min=1, **MAJORITY).defend(QUERY, pages)
     assert tie.decision == "fallback" and majority.decision == "fallback"
+    assert majority.tie == Tie(selected_side=1, rejected_side=1)
     assert "contested" in majority.reason  # one page against one page: no clear majority
 
 
@@ -72,6 +75,38 @@ def test_corroboration_counts_on_its_own_side_only():
     weight = side_groups(support, groups, in_s, against_s)
     # S* claim 0: itself + 1 and 3 (neither contradicts S*); rejected 2: itself + 3 only
     assert weight.tolist() == [3, 1, 2, 1]
+
+
+def test_a_rejected_claim_counts_the_support_of_claims_outside_s_star_only():
+    # 0 in S*; 1 rejected, supported by 2 and 3 (outside S*) and by 0 (in S*)
+    groups = np.array([0, 1, 2, 3])
+    in_s = np.array([True, False, False, False])
+    against_s = np.array([False, True, False, False])
+    support = Corroboration(
+        counts=np.zeros(4, dtype=np.int64),
+        premise=np.array([2, 3, 0]),
+        hypothesis=np.array([1, 1, 1]),
+    )
+    assert side_groups(support, groups, in_s, against_s).tolist() == [1, 3, 1, 1]
+
+
+def test_a_claim_that_contradicts_s_star_vouches_for_none_of_it():
+    # 2 contradicts S* claim 0 and, read the other way, also entails it
+    graph = claim_graph(3, contradicts=((0, 2),))
+    support = Corroboration(np.zeros(3, dtype=np.int64), np.array([2]), np.array([0]))
+    found = conflicts(graph, np.arange(3), np.array([0]), None, support)
+    assert found.selected_groups.tolist() == found.rejected_groups.tolist() == [1, 1]
+
+
+def test_a_conflict_is_contested_up_to_ratio_times_the_rejected_groups():
+    found = Conflicts(
+        selected=np.array([0, 1, 2]),
+        rejected=np.array([3, 3, 3]),
+        selected_groups=np.array([4, 5, 2]),
+        rejected_groups=np.array([2, 2, 1]),
+    )
+    assert found.contested(2.0).tolist() == [True, False, True]
+    assert found.contested(1.0).tolist() == [False, False, False]
 
 
 def test_conflicts_skip_edges_without_relevance():
@@ -107,16 +142,10 @@ def test_a_quarantine_that_excludes_leaves_no_claim_of_the_planted_passages(
     assert v.decision == "fallback"
 
 
-def _contradictions(pairs: list[tuple[int, int]], n: int) -> ClaimGraph:
-    left, right = (np.array(side) for side in zip(*pairs, strict=True))
-    probs = np.tile([0.02, 0.03, 0.95], (2 * len(pairs), 1))
-    return ClaimGraph.build(n, left, right, probs, kappa=0.5)
-
-
 @pytest.mark.parametrize("rule", ["tie", "majority"])
 def test_a_defended_part_weighs_only_its_conflicts_with_claims_outside_s_star(rule):
     # S* = {0, 1, 2}, claim 3 outside it; 1 contradicts 3, 0 contradicts 2 (inside S*).
-    graph = _contradictions([(1, 3), (0, 2)], 4)
+    graph = claim_graph(4, contradicts=((1, 3), (0, 2)))
     groups = np.array([0, 1, 2, 3])
     sourced = SourcedGraph(graph, groups, groups.astype(str), np.zeros(4))
     selected = np.array([0, 1, 2])

@@ -61,5 +61,5 @@ def test_the_gate_reports_both_core_problems_and_runs_no_later_rule(state):
 def test_an_empty_selection_falls_back_before_any_rule(state):
     empty = decide(state(selected=()), coordination=None)
     assert empty.decision == "fallback"
-    assert [o.rule for o in empty.outcomes] == ["selection"]
+    assert [o.rule for o in empty.outcomes] == ["selection"] and empty.outcomes[0].blocks
     assert "S* is empty" in empty.reason
