@@ -280,7 +280,7 @@ def survivor_pages():
     return [Passage(t, source=f"https://{host}/tower", score=0.9) for t, host in SURVIVORS]
 
 
-@pytest.mark.parametrize("flagged", [(0,), (0, 1, 2)])
+@pytest.mark.parametrize("flagged", [(0,), (0, 1), (0, 1, 2)])
 def test_fallback_after_quarantine_blocks_surviving_pages_that_vouch_for_none_of_each_other(
     fake_nli, survivor_pages, monkeypatch, flagged
 ):

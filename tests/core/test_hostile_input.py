@@ -4,6 +4,7 @@ passages. Each case is a regression test of what an attacker sent."""
 
 from __future__ import annotations
 
+import asyncio
 import math
 import re
 import time
@@ -11,7 +12,7 @@ import time
 import numpy as np
 import pytest
 
-from mirage_core import CallableNLI, Mirage, MirageConfig, Passage
+from mirage_core import CallableNLI, Mirage, MirageConfig, NLIError, Passage
 from mirage_core.normalize import normalize_text
 from mirage_core.prompts import format_claims, render_prompt
 from tests.conftest import lexical_nli
@@ -208,21 +209,42 @@ def test_a_lone_surrogate_reaches_no_step(engine):
     v.to_json()  # encodable
 
 
-def test_bad_text_in_one_query_never_changes_another():
-    def fragile(premises, hypotheses):
-        if any("BROKEN" in t for t in [*premises, *hypotheses]):
-            raise ValueError("the backend cannot score this text")
-        return lexical_nli(premises, hypotheses)
+def _fragile(premises, hypotheses):
+    if any("BROKEN" in t for t in [*premises, *hypotheses]):
+        raise ValueError("the backend cannot score this text")
+    return lexical_nli(premises, hypotheses)
 
-    engine = Mirage(MirageConfig(coordination="none"), nli=CallableNLI(fragile))
-    # the bad text sits in the sentences about the query, so their pairs reach the backend
-    bad = [Passage(p.text.replace("capital", "BROKEN capital"), source=p.source) for p in PARIS]
+
+#: PARIS with the bad text in the sentences about the query, so their pairs reach the backend.
+BROKEN = [Passage(p.text.replace("capital", "BROKEN capital"), source=p.source) for p in PARIS]
+
+
+@pytest.mark.parametrize("awaited", [False, True])
+def test_bad_text_in_one_query_never_changes_another(awaited):
+    engine = Mirage(MirageConfig(coordination="none"), nli=CallableNLI(_fragile))
+    queries, evidence = [QUERY, QUERY, QUERY], [PARIS, BROKEN, PARIS]
     alone = engine.defend(QUERY, PARIS)
-    together = engine.defend_many([QUERY, QUERY, QUERY], [PARIS, bad, PARIS])
+    if awaited:
+        together = asyncio.run(engine.adefend_many(queries, evidence))
+    else:
+        together = engine.defend_many(queries, evidence)
     assert alone.passed
     assert [v.decision for v in together] == ["verified", "fallback", "verified"]
     assert together[0].selected == alone.selected == together[2].selected
     assert "NLI failed" in together[1].reason
+
+
+@pytest.mark.parametrize("awaited", [False, True])
+def test_bad_text_under_the_raise_policy_raises_for_the_whole_batch(awaited):
+    engine = Mirage(
+        MirageConfig(coordination="none", nli_error_policy="raise"), nli=CallableNLI(_fragile)
+    )
+    queries, evidence = [QUERY, QUERY], [PARIS, BROKEN]
+    with pytest.raises(NLIError, match="cannot score this text"):
+        if awaited:
+            asyncio.run(engine.adefend_many(queries, evidence))
+        else:
+            engine.defend_many(queries, evidence)
 
 
 def test_passages_without_a_source_are_one_source(engine):

@@ -216,6 +216,7 @@ def test_self_contradicting_needs_two_passages_of_the_group():
     across = ClaimGraph.build(4, np.array([0]), np.array([2]), contra, 0.5)
     assert self_contradicting((0, 1, 2), claims, across, 0.9)
     assert not self_contradicting((0, 1), claims, across, 0.9)  # passage 2 is outside
+    assert self_contradicting((0, 1, 2), claims, across, 0.98)  # at the threshold
     assert not self_contradicting((0, 1, 2), claims, across, 0.99)  # under the threshold
     assert not self_contradicting((0, 1, 2), claims, ClaimGraph.empty(4), 0.9)
 

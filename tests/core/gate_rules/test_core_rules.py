@@ -44,8 +44,10 @@ def test_source_diversity_says_whether_the_evidence_or_s_star_had_too_few(state)
     rule = SourceDiversity()
     assert not rule.check(state(d_src=2, d_min=2)).blocks
     one_unit = rule.check(state(d_src=1, n_units=1))
+    two_units = rule.check(state(d_src=1, n_units=2, d_min=3))
     too_few = rule.check(state(d_src=1, n_units=4))
     assert one_unit.blocks and "only one domain in the evidence" in one_unit.reason
+    assert two_units.blocks and "too few domains" in two_units.reason
     assert too_few.blocks and "too few domains" in too_few.reason
     grouped = rule.check(state(d_src=1, config=MirageConfig(independence="embedding")))
     assert "too few independent sources" in grouped.reason
