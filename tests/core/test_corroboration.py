@@ -7,7 +7,7 @@ import pytest
 
 from mirage_core import CallableNLI, Mirage, MirageConfig, Passage
 from mirage_core.claims import content_tokens
-from mirage_core.corroboration import claim_facts, corroborate
+from mirage_core.corroboration import claim_facts, configured_corroboration, corroborate
 from mirage_core.graph import build_graph
 from mirage_core.types import Claim
 
@@ -151,6 +151,39 @@ def test_a_question_vouches_for_nothing_when_questions_do_not_count():
     asserted = corroborate(claims, sourced, questions_vouch=False)
     assert counted.counts[0] > 0 and counted.counts[1] > 0  # a heading "corroborates" another
     assert asserted.counts.tolist() == [0, 0, 1, 1]  # only the two statements vouch
+
+
+def test_the_configured_step_reads_the_question_and_fact_form_settings():
+    query = content_tokens("Which theatre staged the first production?")
+    default = MirageConfig()
+
+    def worded(texts_groups):  # claims with their content tokens, as the engine reads them
+        return [
+            Claim(i, t, i, 0, len(t), g, g, 1.0, content_tokens(t), group=g)
+            for i, (t, g) in enumerate(texts_groups)
+        ]
+
+    def counts(claims, sourced, **settings) -> list[int]:
+        config = default.replace(**settings)
+        return configured_corroboration(claims, sourced, config, query_tokens=query).counts.tolist()
+
+    questions = worded(
+        [
+            ("Who wrote Waiting for Godot?", "a"),
+            ("Who wrote Waiting for Godot?", "b"),
+            ("Samuel Beckett wrote Waiting for Godot.", "c"),
+        ]
+    )
+    asked = _sourced(questions, [0, 0], [1, 2])  # the sloppy model: all "support"
+    assert counts(questions, asked) == [0, 0, 0]  # a question vouches for nothing by default
+    assert counts(questions, asked, questions_vouch=True)[0] > 0
+
+    centuries = worded(
+        [("Built in the thirteenth century.", "a"), ("Built in the 13th century.", "b")]
+    )
+    dated = _sourced(centuries, [0], [1])
+    assert counts(centuries, dated) == [1, 1]
+    assert counts(centuries, dated, fact_forms="tokens") == [1, 0]  # "thirteenth": no number
 
 
 def test_a_sentence_of_the_query_s_own_words_vouches_for_nothing():
