@@ -173,7 +173,11 @@ def _failing(premises, hypotheses):
     raise RuntimeError("model server down")
 
 
-@pytest.mark.model
+def _policy(policy: str) -> MirageConfig:
+    # the policy is the NLI step's: no embedder needed to read it
+    return MirageConfig(coordination="none", nli_error_policy=policy)
+
+
 @pytest.mark.parametrize(
     ("policy", "decision", "text"),
     [
@@ -182,24 +186,22 @@ def _failing(premises, hypotheses):
     ],
 )
 def test_nli_error_policy(clean_passages, policy, decision, text):
-    v = Mirage(MirageConfig(nli_error_policy=policy), CallableNLI(_failing)).defend(
-        QUERY, clean_passages
-    )
+    v = Mirage(_policy(policy), CallableNLI(_failing)).defend(QUERY, clean_passages)
     assert v.decision == decision and text in v.reason and "model server down" in v.nli_error
+    assert v.to_dict()["r_contr"] is None  # no contradiction was measured
     if decision == "verified":
         assert len(v.selected) == len(v.claims)
-        assert v.to_dict()["r_contr"] is None
+        assert v.d_src == len({c.domain for c in v.claims}) == len(clean_passages)
+    else:
+        assert v.selected == () and v.d_src == 0
 
 
-@pytest.mark.model
 def test_nli_error_policy_raise(clean_passages):
     with pytest.raises(NLIError, match="model server down"):
-        Mirage(MirageConfig(nli_error_policy="raise"), CallableNLI(_failing)).defend(
-            QUERY, clean_passages
-        )
+        Mirage(_policy("raise"), CallableNLI(_failing)).defend(QUERY, clean_passages)
     bad_shape = CallableNLI(lambda p, h: np.zeros((len(p), 2)))
     with pytest.raises(NLIError, match="shape"):
-        Mirage(MirageConfig(nli_error_policy="raise"), bad_shape).defend(QUERY, clean_passages)
+        Mirage(_policy("raise"), bad_shape).defend(QUERY, clean_passages)
 
 
 @pytest.mark.model

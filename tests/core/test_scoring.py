@@ -3,6 +3,8 @@ only where that can tell the queries apart."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from mirage_core import CallableNLI, Mirage, MirageConfig, Passage
@@ -63,3 +65,21 @@ def test_a_lone_query_that_fails_is_not_sent_again():
     verdict = counting_engine(calls).defend(QUERY, BROKEN)
     assert verdict.decision == "fallback" and "NLI failed" in verdict.reason
     assert len(calls) == 1
+
+
+def test_the_async_path_awaits_the_backends_own_apredict():
+    class AsyncBackend:  # a remote server: waited on by the event loop, never in a thread
+        def __init__(self):
+            self.awaited = 0
+
+        def predict(self, premises, hypotheses):
+            raise AssertionError("a backend with apredict is never called in a thread")
+
+        async def apredict(self, premises, hypotheses):
+            self.awaited += 1
+            return lexical_nli(premises, hypotheses)
+
+    backend = AsyncBackend()
+    engine = Mirage(MirageConfig(coordination="none"), nli=backend)
+    verdicts = asyncio.run(engine.adefend_many([QUERY, QUERY], [PAGES, PAGES[::-1]]))
+    assert backend.awaited == 1 and all(v.passed for v in verdicts)
