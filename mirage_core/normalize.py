@@ -100,7 +100,7 @@ def _clean_cluster(cluster: str) -> str:
         return " "
     if category == "Cf":
         return ""
-    cluster = "".join(c for c in cluster if unicodedata.category(c) != "Cf")
+    # the rest of a cluster is combining marks, none of them a format character
     return unicodedata.normalize("NFKC", cluster)
 
 

@@ -30,6 +30,7 @@ INVISIBLE = {
     "word joiner": "\u2060",
     "byte order mark": "\ufeff",
     "zero-width non-joiner": "\u200c",
+    "zero-width joiner": "\u200d",  # joins the letter before it into one grapheme cluster
 }
 
 
@@ -98,8 +99,8 @@ def test_offsets_stay_exact_through_nfkc_and_combining_marks():
 
 
 def test_controls_and_lone_surrogates_are_replaced():
-    norm = normalize_text("a\x00b\ud800c\u2028d")
-    assert norm.text == "a b\ufffdc\nd"
+    norm = normalize_text("a\x00b\ud800c\u2028d\udfffe")
+    assert norm.text == "a b\ufffdc\nd\ufffde"  # the first and the last surrogate
     assert not re.search(r"[\x00-\x08\ud800-\udfff\u2028]", norm.text)
 
 
