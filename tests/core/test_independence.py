@@ -122,6 +122,20 @@ def test_linkage_decides_whether_a_chain_of_close_pairs_is_one_source(linkage, e
         independence_groups(sources, domains, "embedding", emb, 0.8, linkage="ward")
 
 
+def test_average_linkage_weighs_a_group_by_its_size():
+    # a, b and c are one story (cosine ≥ 0.97); d is nearest a and b and farthest from c
+    emb = np.array([[1, 0, 0], [1, 0.1, 0], [1, -0.1, 0.1], [1, 0.3, -0.5]], dtype=float)
+    emb /= np.linalg.norm(emb, axis=1, keepdims=True)
+    mean = float((emb[:3] @ emb[3]).mean())  # d's average linkage to the group of three
+    sources, domains = list("abcd"), ["a.org", "b.org", "c.org", "d.org"]
+
+    def groups(threshold):
+        return independence_groups(sources, domains, "embedding", emb, threshold, "average")
+
+    assert groups(mean - 1e-6) == ["a.org (+3)"] * 4
+    assert groups(mean + 1e-6) == ["a.org (+2)"] * 3 + ["d.org"]
+
+
 def test_the_paper_lets_coordinated_poisons_win(mirage_for):
     v = Mirage(MirageConfig.paper(), nli=mirage_for().nli).defend(QUERY, [GOLD, *POISONS])
     assert v.passed and "Toni Morrison" in delivered(v) and "Alice Walker" not in delivered(v)
