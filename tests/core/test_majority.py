@@ -61,33 +61,22 @@ def test_majority_ratio_asks_for_a_wider_margin(fake_nli):
     assert wide.decision == "fallback" and "contested" in wide.reason
 
 
-def test_corroboration_counts_on_its_own_side_only():
-    # claims 0, 1 in S*; 2 rejected contradicts 0; 3 (outside S*) supports 2 and 0;
-    # 1 (in S*) supports 2 as well.
-    groups = np.array([0, 1, 2, 3])
-    in_s = np.array([True, True, False, False])
-    against_s = np.array([False, False, True, False])
-    support = Corroboration(
-        counts=np.zeros(4, dtype=np.int64),
-        premise=np.array([1, 3, 1, 3]),
-        hypothesis=np.array([0, 2, 2, 0]),
-    )
-    weight = side_groups(support, groups, in_s, against_s)
-    # S* claim 0: itself + 1 and 3 (neither contradicts S*); rejected 2: itself + 3 only
-    assert weight.tolist() == [3, 1, 2, 1]
-
-
-def test_a_rejected_claim_counts_the_support_of_claims_outside_s_star_only():
-    # 0 in S*; 1 rejected, supported by 2 and 3 (outside S*) and by 0 (in S*)
-    groups = np.array([0, 1, 2, 3])
-    in_s = np.array([True, False, False, False])
-    against_s = np.array([False, True, False, False])
-    support = Corroboration(
-        counts=np.zeros(4, dtype=np.int64),
-        premise=np.array([2, 3, 0]),
-        hypothesis=np.array([1, 1, 1]),
-    )
-    assert side_groups(support, groups, in_s, against_s).tolist() == [1, 3, 1, 1]
+@pytest.mark.parametrize(
+    ("in_s", "against_s", "supports", "expected"),
+    [
+        # claims 0, 1 in S*; 2 rejected contradicts 0; 3 (outside S*) supports 2 and 0, and
+        # 1 (in S*) supports 2 as well. S* claim 0: itself + 1 and 3 (neither contradicts
+        # S*); rejected 2: itself + 3 only.
+        ([1, 1, 0, 0], [0, 0, 1, 0], [(1, 0), (3, 2), (1, 2), (3, 0)], [3, 1, 2, 1]),
+        # 0 in S*; 1 rejected, supported by 2 and 3 (outside S*) and by 0 (in S*)
+        ([1, 0, 0, 0], [0, 1, 0, 0], [(2, 1), (3, 1), (0, 1)], [1, 3, 1, 1]),
+    ],
+)
+def test_corroboration_counts_on_its_own_side_only(in_s, against_s, supports, expected):
+    premise, hypothesis = (np.array(side) for side in zip(*supports, strict=True))
+    support = Corroboration(np.zeros(4, dtype=np.int64), premise, hypothesis)
+    weight = side_groups(support, np.arange(4), np.array(in_s, bool), np.array(against_s, bool))
+    assert weight.tolist() == expected
 
 
 def test_a_claim_that_contradicts_s_star_vouches_for_none_of_it():
