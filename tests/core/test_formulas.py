@@ -61,6 +61,8 @@ def test_edge_weights_and_kappa_cut():
     w_supp, w_contr = edge_weights(probs, kappa=0.5)
     np.testing.assert_allclose(w_supp, [0.6, 0.0, 0.0, 0.0])
     np.testing.assert_allclose(w_contr, [0.0, 0.0, 0.0, 0.7])  # 0.49 < κ is cut
+    _, at_kappa = edge_weights(np.array([[0.1, 0.4, 0.5]]), kappa=0.5)
+    assert at_kappa.tolist() == [0.5]  # p_contra = κ counts
 
 
 def test_support_counts_incoming_distinct_other_groups():
