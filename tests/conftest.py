@@ -14,6 +14,7 @@ import pytest
 from mirage_core import CallableNLI, Mirage, MirageConfig, Passage
 from mirage_core.claims import content_tokens
 from mirage_core.factcheck import fact_conflict
+from mirage_core.types import Claim
 
 _NEGATIONS = {"not", "no", "never", "n't"}
 _SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
@@ -27,6 +28,10 @@ def load_script(name: str):
     return module
 
 
+#: NLI rows of the test doubles and the hand-built graphs: entailment, neutral, contradiction.
+ENTAIL, NEUTRAL, CONTRA = [0.95, 0.04, 0.01], [0.05, 0.9, 0.05], [0.02, 0.03, 0.95]
+
+
 def lexical_nli(premises: list[str], hypotheses: list[str]) -> np.ndarray:
     """Contradiction: same wording with a changed number/name or a negation flip.
     Entailment: the hypothesis' content tokens are contained in the premise's. Else neutral."""
@@ -37,16 +42,34 @@ def lexical_nli(premises: list[str], hypotheses: list[str]) -> np.ndarray:
         tp, th = content_tokens(p), content_tokens(h)
         shared = len(tp & th) / max(1, min(len(tp), len(th)))
         if shared >= 0.5 and (fact_conflict(p, h) or neg_p != neg_h):
-            rows.append([0.02, 0.03, 0.95])
+            rows.append(CONTRA)
         elif th and th <= tp:
-            rows.append([0.95, 0.04, 0.01])
+            rows.append(ENTAIL)
         else:
-            rows.append([0.05, 0.9, 0.05])
+            rows.append(NEUTRAL)
     return np.asarray(rows, dtype=np.float64).reshape(-1, 3)
 
 
-#: NLI rows of the hand-built graphs: entailment, neutral, contradiction.
-ENTAIL, NEUTRAL, CONTRA = [0.95, 0.03, 0.02], [0.05, 0.9, 0.05], [0.02, 0.03, 0.95]
+def fragile_nli(premises: list[str], hypotheses: list[str]) -> np.ndarray:
+    """:func:`lexical_nli`, failing on any text that holds "BROKEN" (see :func:`broken`)."""
+    if any("BROKEN" in t for t in [*premises, *hypotheses]):
+        raise ValueError("the backend cannot score this text")
+    return lexical_nli(premises, hypotheses)
+
+
+def broken(passages: list[Passage]) -> list[Passage]:
+    """``passages`` with "BROKEN" in their sentences about a capital, so that their pairs reach
+    the backend and :func:`fragile_nli` fails on them."""
+    return [Passage(p.text.replace("capital", "BROKEN capital"), source=p.source) for p in passages]
+
+
+def worded_claims(texts_groups: list[tuple[str, str]]) -> list[Claim]:
+    """Claims of (text, group), one passage each, with their content tokens as the engine
+    reads them."""
+    return [
+        Claim(i, t, i, 0, len(t), g, g, 1.0, content_tokens(t), group=g)
+        for i, (t, g) in enumerate(texts_groups)
+    ]
 
 
 def claim_graph(

@@ -10,6 +10,7 @@ from mirage_core.claims import content_tokens
 from mirage_core.corroboration import claim_facts, configured_corroboration, corroborate
 from mirage_core.graph import build_graph
 from mirage_core.types import Claim
+from tests.conftest import worded_claims
 
 
 def _claims(texts_groups: list[tuple[str, str]]) -> list[Claim]:
@@ -157,17 +158,11 @@ def test_the_configured_step_reads_the_question_and_fact_form_settings():
     query = content_tokens("Which theatre staged the first production?")
     default = MirageConfig()
 
-    def worded(texts_groups):  # claims with their content tokens, as the engine reads them
-        return [
-            Claim(i, t, i, 0, len(t), g, g, 1.0, content_tokens(t), group=g)
-            for i, (t, g) in enumerate(texts_groups)
-        ]
-
     def counts(claims, sourced, **settings) -> list[int]:
         config = default.replace(**settings)
         return configured_corroboration(claims, sourced, config, query_tokens=query).counts.tolist()
 
-    questions = worded(
+    questions = worded_claims(
         [
             ("Who wrote Waiting for Godot?", "a"),
             ("Who wrote Waiting for Godot?", "b"),
@@ -178,7 +173,7 @@ def test_the_configured_step_reads_the_question_and_fact_form_settings():
     assert counts(questions, asked) == [0, 0, 0]  # a question vouches for nothing by default
     assert counts(questions, asked, questions_vouch=True)[0] > 0
 
-    centuries = worded(
+    centuries = worded_claims(
         [("Built in the thirteenth century.", "a"), ("Built in the 13th century.", "b")]
     )
     dated = _sourced(centuries, [0], [1])
@@ -188,17 +183,14 @@ def test_the_configured_step_reads_the_question_and_fact_form_settings():
 
 def test_a_sentence_of_the_query_s_own_words_vouches_for_nothing():
     query = "who played the oldest brother in 7th heaven"
-    claims = [
-        Claim(i, t, i, 0, len(t), g, g, 1.0, content_tokens(t), group=g)
-        for i, (t, g) in enumerate(
-            [
-                (query, "a"),  # a question glued onto a page without its "?"
-                (query, "b"),
-                ("Barry Watson played the oldest brother in 7th Heaven.", "c"),
-                ("Watson played the oldest brother on 7th Heaven.", "d"),
-            ]
-        )
-    ]
+    claims = worded_claims(
+        [
+            (query, "a"),  # a question glued onto a page without its "?"
+            (query, "b"),
+            ("Barry Watson played the oldest brother in 7th Heaven.", "c"),
+            ("Watson played the oldest brother on 7th Heaven.", "d"),
+        ]
+    )
     sourced = _sourced(claims, [0, 0, 2], [1, 2, 3])  # the sloppy model: all "support"
     counted = corroborate(claims, sourced)
     asserted = corroborate(claims, sourced, restating=content_tokens(query))

@@ -99,18 +99,14 @@ def test_a_quarantined_corroborator_vouches_for_nothing(fake_nli, lone_detail_pa
     assert delivered.selected == plain.selected and not narrowed(delivered)
 
 
-def test_a_quarantined_passage_vouches_for_no_claim_it_repeats(fake_nli, monkeypatch):
+def test_a_quarantined_passage_vouches_for_no_claim_it_repeats(fake_nli, lift_pages, monkeypatch):
     import mirage_core.coordination as coordination
     from mirage_core import Passage
 
-    pages = [
-        Passage(text, source=f"https://{host}/eiffel", score=0.9)
-        for text, host in (
-            ("The tower was completed in 1889. Otis supplied the lift machinery.", "a.example"),
-            ("The tower was completed in 1889 for the World's Fair.", "b.example"),
-            ("Otis supplied the lift machinery.", "c.example"),
-        )
-    ]
+    repeat = Passage(
+        "Otis supplied the lift machinery.", source="https://c.example/eiffel", score=0.9
+    )
+    pages = [*lift_pages, repeat]
     kept = engine(fake_nli, coordination="text").defend(LIFT_QUERY, pages)
     monkeypatch.setattr(coordination, "detect_coordination", lambda *a, **k: [flagged_group((2,))])
     quarantined = engine(fake_nli, coordination="text").defend(LIFT_QUERY, pages)

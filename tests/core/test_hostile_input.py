@@ -15,7 +15,7 @@ import pytest
 from mirage_core import CallableNLI, Mirage, MirageConfig, NLIError, Passage
 from mirage_core.normalize import normalize_text
 from mirage_core.prompts import format_claims, render_prompt
-from tests.conftest import lexical_nli
+from tests.conftest import broken, fragile_nli
 
 PARIS = [
     Passage("Paris is the capital of France.", source="https://a.example/1"),
@@ -210,20 +210,10 @@ def test_a_lone_surrogate_reaches_no_step(engine):
     v.to_json()  # encodable
 
 
-def _fragile(premises, hypotheses):
-    if any("BROKEN" in t for t in [*premises, *hypotheses]):
-        raise ValueError("the backend cannot score this text")
-    return lexical_nli(premises, hypotheses)
-
-
-#: PARIS with the bad text in the sentences about the query, so their pairs reach the backend.
-BROKEN = [Passage(p.text.replace("capital", "BROKEN capital"), source=p.source) for p in PARIS]
-
-
 @pytest.mark.parametrize("awaited", [False, True])
 def test_bad_text_in_one_query_never_changes_another(awaited):
-    engine = Mirage(MirageConfig(coordination="none"), nli=CallableNLI(_fragile))
-    queries, evidence = [QUERY, QUERY, QUERY], [PARIS, BROKEN, PARIS]
+    engine = Mirage(MirageConfig(coordination="none"), nli=CallableNLI(fragile_nli))
+    queries, evidence = [QUERY, QUERY, QUERY], [PARIS, broken(PARIS), PARIS]
     alone = engine.defend(QUERY, PARIS)
     if awaited:
         together = asyncio.run(engine.adefend_many(queries, evidence))
@@ -238,9 +228,9 @@ def test_bad_text_in_one_query_never_changes_another(awaited):
 @pytest.mark.parametrize("awaited", [False, True])
 def test_bad_text_under_the_raise_policy_raises_for_the_whole_batch(awaited):
     engine = Mirage(
-        MirageConfig(coordination="none", nli_error_policy="raise"), nli=CallableNLI(_fragile)
+        MirageConfig(coordination="none", nli_error_policy="raise"), nli=CallableNLI(fragile_nli)
     )
-    queries, evidence = [QUERY, QUERY], [PARIS, BROKEN]
+    queries, evidence = [QUERY, QUERY], [PARIS, broken(PARIS)]
     with pytest.raises(NLIError, match="cannot score this text"):
         if awaited:
             asyncio.run(engine.adefend_many(queries, evidence))

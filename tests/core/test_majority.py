@@ -9,7 +9,7 @@ import pytest
 from mirage_core import Mirage, MirageConfig, Passage
 from mirage_core.corroboration import Corroboration
 from mirage_core.gate import tie_sides
-from mirage_core.graph import ClaimGraph, SourcedGraph
+from mirage_core.graph import SourcedGraph
 from mirage_core.majority import Conflicts, conflicts, side_groups
 from mirage_core.records import Tie
 from tests.conftest import claim_graph, flagged_group
@@ -99,8 +99,7 @@ def test_a_conflict_is_contested_up_to_ratio_times_the_rejected_groups():
 
 
 def test_conflicts_skip_edges_without_relevance():
-    contradiction = np.array([[0.02, 0.03, 0.95], [0.02, 0.03, 0.95]])
-    graph = ClaimGraph.build(2, np.array([0]), np.array([1]), contradiction, kappa=0.5)
+    graph = claim_graph(2, contradicts=((0, 1),))
     none = Corroboration(np.zeros(2, dtype=np.int64), np.empty(0, int), np.empty(0, int))
     groups = np.array([0, 1])
     assert conflicts(graph, groups, np.array([0]), None, none).selected.size == 2

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from mirage_core.claims import content_tokens
 from mirage_core.pairs import add_paraphrase_pairs, candidate_pairs
-from mirage_core.types import Claim
+from tests.conftest import worded_claims
 
 TEXTS = [
     ("The tower was completed in 1889.", "a.example"),
@@ -17,20 +16,13 @@ TEXTS = [
 ]
 
 
-def _claims() -> list[Claim]:
-    return [
-        Claim(i, t, i, 0, len(t), s, s, 1.0, content_tokens(t), group=s)
-        for i, (t, s) in enumerate(TEXTS)
-    ]
-
-
 def _unit(rows: list[list[float]]) -> np.ndarray:
     v = np.asarray(rows, dtype=np.float64)
     return v / np.linalg.norm(v, axis=1, keepdims=True)
 
 
 def test_a_paraphrase_pair_is_added_once_beside_the_lexical_pairs():
-    claims = _claims()
+    claims = worded_claims(TEXTS)
     lexical = candidate_pairs(claims, tau=0.5)
     assert list(zip(lexical.left.tolist(), lexical.right.tolist())) == [(0, 1)]
     # 0, 1 and 2 say one thing in other words; 3 says something else

@@ -8,14 +8,14 @@ import asyncio
 import pytest
 
 from mirage_core import CallableNLI, Mirage, MirageConfig, Passage
-from tests.conftest import lexical_nli
+from tests.conftest import broken, fragile_nli, lexical_nli
 
 QUERY = "What is the capital of France?"
 PAGES = [
     Passage("Paris is the capital of France.", source="https://a.example/paris"),
     Passage("The capital of France is Paris.", source="https://b.example/paris"),
 ]
-BROKEN = [Passage(p.text.replace("capital", "BROKEN capital"), source=p.source) for p in PAGES]
+BROKEN = broken(PAGES)
 
 
 def counting_engine(calls: list[int]) -> Mirage:
@@ -23,9 +23,7 @@ def counting_engine(calls: list[int]) -> Mirage:
 
     def predict(premises, hypotheses):
         calls.append(len(premises))
-        if any("BROKEN" in t for t in premises):
-            raise ValueError("the backend cannot score this text")
-        return lexical_nli(premises, hypotheses)
+        return fragile_nli(premises, hypotheses)
 
     return Mirage(MirageConfig(coordination="none"), nli=CallableNLI(predict, cache_size=0))
 
