@@ -79,14 +79,11 @@ class Corroboration:
     premise: np.ndarray
     hypothesis: np.ndarray
 
-    def vouched(self, quarantined: np.ndarray | None = None) -> np.ndarray:
+    def vouched(self, quarantined: np.ndarray) -> np.ndarray:
         """Per claim: corroborated by a claim outside ``quarantined`` (a planted passage
         vouches for nothing)."""
         vouched = np.zeros(len(self.counts), dtype=bool)
-        kept = (
-            self.hypothesis if quarantined is None else self.hypothesis[~quarantined[self.premise]]
-        )
-        vouched[kept] = True
+        vouched[self.hypothesis[~quarantined[self.premise]]] = True
         return vouched
 
     @property

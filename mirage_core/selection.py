@@ -61,8 +61,8 @@ def select_claims(
     sourced: SourcedGraph,
     allowed: np.ndarray,
     config: MirageConfig,
-    corroboration: Corroboration | None = None,
-    quarantined: np.ndarray | None = None,
+    corroboration: Corroboration | None,
+    quarantined: np.ndarray,
 ) -> Selection:
     """S*: claims with ``min_support`` corroborating groups that the quarantine ``allowed``,
     picked greedily. Corroboration is n(c) (NLI support), or with ``paraphrase_support`` /

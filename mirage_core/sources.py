@@ -59,7 +59,7 @@ def source_count(
 def reaches_d_min(
     claims: Sequence[Claim],
     part: Sequence[int],
-    quarantined: np.ndarray | None,
+    quarantined: np.ndarray,
     config: MirageConfig,
     corroboration: Corroboration | None,
 ) -> bool:
@@ -67,7 +67,7 @@ def reaches_d_min(
     outside ``quarantined``) reach ``d_min``; an empty part never does."""
     if not part:
         return False
-    planted = np.zeros(len(claims), dtype=bool) if quarantined is None else quarantined
     return (
-        source_count(claims, part, planted, config, corroboration, "corroborating") >= config.d_min
+        source_count(claims, part, quarantined, config, corroboration, "corroborating")
+        >= config.d_min
     )

@@ -23,7 +23,7 @@ def test_spans_point_into_the_original_text_even_with_repeats():
     text = "The cat sat here today.  The cat sat here today. Then it left the room."
     claims = _claims(text)
     assert [text[c.start : c.end] for c in claims] == [c.text for c in claims]
-    assert claims[0].start != claims[1].start
+    assert [c.start for c in claims] == [0, 25, 49]  # each repeat in its own place, in order
 
 
 def test_content_tokens_keep_numbers_drop_stopwords_and_bigram_cjk():
@@ -38,6 +38,9 @@ def test_fragments_below_min_tokens_and_caps():
         "It spans the Golden Gate strait.",
     ]
     assert len(_claims(text, max_claims_per_passage=1)) == 1
+    four = "Yes. The bridge opened in 1937. Ok. It spans the strait. Its towers are red. It is long."
+    kept = [c.text for c in _claims(four, max_claims_per_passage=2)]
+    assert kept == ["The bridge opened in 1937.", "It spans the strait."]  # fragments don't count
     assert _claims(text, max_chars=10) == []
 
 
@@ -70,3 +73,22 @@ def test_reference_markers_leave_no_detached_period(claims_of):
         "TikTok's most-viewed hashtags include #ADHD.",
         "The list grew in 2024.",
     ]
+
+
+def test_each_claim_carries_its_own_passage_s_source_and_retrieval_score():
+    passages = [Passage("The bridge opened in 1937."), Passage("The bridge is painted red.")]
+    claims = extract_claims(
+        passages,
+        indices=[4, 7],
+        sources=["s1", "s2"],
+        domains=["a.example", "b.example"],
+        scores=[0.9, 0.4],
+        min_tokens=2,
+        max_claims_per_passage=8,
+        max_chars=1_000,
+    )
+    assert [(c.passage_index, c.source, c.domain, c.group) for c in claims] == [
+        (4, "s1", "a.example", "s1"),  # the group defaults to the source
+        (7, "s2", "b.example", "s2"),
+    ]
+    assert [c.retrieval_score for c in claims] == [0.9, 0.4]

@@ -96,10 +96,91 @@ def test_glued_question_is_its_own_sentence():
         "Run setup.py before the tests.",  # file name
         "Wait...what happened here?",  # ellipsis
         "They use ASP.NET at work.",  # upper-case pair
+        "They watched ABC.NEWS at work.",
+        "Read it on example.com.",  # domain name, then the sentence's own mark
+        "It is on example.com), they said.",
     ],
 )
 def test_glued_exclusions_stay_one_sentence(text):
     assert _texts(text) == [text]
+
+
+@pytest.mark.parametrize(
+    "sentences",
+    [
+        ["Alpha beta went home.", "gamma delta came.", " Epsilon zeta stayed.", "eta theta left."],
+        # pysbd splits at some of these marks itself
+        ["He won!", "Then he left.", "so what!", "And more.", "then less"],
+    ],
+)
+def test_every_glued_mark_of_every_sentence_is_cut(sentences):
+    assert _texts("".join(sentences)) == [s.strip() for s in sentences]
+
+
+@pytest.mark.parametrize(
+    ("text", "first"),
+    [
+        ("Read more at example.com today.who won the race", "Read more at example.com today."),
+        ("Dr.Smith arrived late.who knows why", "Dr.Smith arrived late."),
+        ("The U.S.Army lost the game.why did it", "The U.S.Army lost the game."),
+        ("See https://a.org/x.y for it.what then", "See https://a.org/x.y for it."),
+        ("Search www.Wikipedia today.we went", "Search www.Wikipedia today."),
+        ("Mail john.doe@example.com now.where is it", "Mail john.doe@example.com now."),
+        ("Wait...what happened.who knows", "Wait...what happened."),
+        ("They use ASP.NET at work.we do not.", "They use ASP.NET at work."),
+        ("They watched ABC.NEWS at work.we did not.", "They watched ABC.NEWS at work."),
+        ("Read news.bbc.co.uk daily.we do.", "Read news.bbc.co.uk daily."),
+        ("Plan A.we went there.then we left", "Plan A.we went there."),
+    ],
+)
+def test_a_mark_left_alone_does_not_stop_the_cuts_after_it(text, first):
+    assert _texts(text) == [first, text[len(first) :]]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "It was over.He left soon after.",  # a two-letter word after the mark
+        "They came back to it.we left soon after.",  # a two-letter word before it
+        "It was run by NASA.The agency agreed.",  # one side upper case only
+        "Hello world.we went",
+        "So.we went home.",  # the text's first word
+        'He said "no".we left then',  # a closing quote or bracket before the mark
+        "The sign was red (mostly).NASA agreed.",
+    ],
+)
+def test_a_glued_mark_between_words_splits(text):
+    cut = text.index(".") + 1
+    assert _texts(text) == [text[:cut], text[cut:]]
+
+
+def _no_pysbd():
+    raise AssertionError("pysbd was called")
+
+
+def test_dense_text_is_split_without_pysbd(monkeypatch):
+    monkeypatch.setattr(claims, "_pysbd_english", _no_pysbd)
+    assert len(split_sentences("a. " * 200)) == 200
+
+
+def test_a_long_ordinary_page_is_split_by_pysbd():
+    """The density bound grows with the text: a long page with few marks per character keeps
+    pysbd's reading of abbreviations."""
+    text = " ".join(f"Dr. Smith walked past house number {i} in the old town." for i in range(80))
+    assert len(text) > 4_000
+    assert split_sentences(text) == _stock(text)
+    assert len(split_sentences(text)) == 80
+
+
+class _ChokingProcessor:
+    def __init__(self, text, lang):
+        raise RecursionError("pysbd gave up")
+
+
+def test_text_pysbd_fails_on_is_split_by_the_plain_rule(monkeypatch):
+    monkeypatch.setattr(claims, "_pysbd_english", lambda: (_ChokingProcessor, None))
+    text = "\n\nDr. Smith came home. He left again.\nThe end."
+    assert _texts(text) == ["Dr.", "Smith came home.", "He left again.", "The end."]
 
 
 def test_glued_rule_can_be_switched_off(monkeypatch):

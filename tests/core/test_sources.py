@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from mirage_core import Mirage, MirageConfig, Passage
@@ -59,3 +60,20 @@ def test_a_quarantined_passage_never_counts_as_a_source(fake_nli, one_way_pages,
     )
     assert all(v.claims[i].passage_index == 1 for i in v.selected)
     assert v.d_src == 1 and v.decision == "fallback"
+
+
+@pytest.mark.parametrize(("independence", "expected"), [("none", 3), ("embedding", 2)])
+def test_a_source_is_a_domain_or_an_independence_group(independence, expected):
+    """Three domains, two of them one independence group: without independence grouping each
+    domain is a source; with it, each group."""
+    from mirage_core.sources import source_count
+    from mirage_core.types import Claim
+
+    hosts_groups = [("a.example", "g1"), ("b.example", "g1"), ("c.example", "g2")]
+    claims = [
+        Claim(i, "Edison was born in Milan.", i, 0, 25, h, h, 1.0, frozenset(), group=g)
+        for i, (h, g) in enumerate(hosts_groups)
+    ]
+    config = MirageConfig(independence=independence, coordination="none")
+    none = np.zeros(len(claims), dtype=bool)
+    assert source_count(claims, [0, 1, 2], none, config, count="selected") == expected
