@@ -38,7 +38,9 @@ def test_fragments_below_min_tokens_and_caps():
         "It spans the Golden Gate strait.",
     ]
     assert len(_claims(text, max_claims_per_passage=1)) == 1
-    four = "Yes. The bridge opened in 1937. Ok. It spans the strait. Its towers are red. It is long."
+    four = (
+        "Yes. The bridge opened in 1937. Ok. It spans the strait. Its towers are red. It is long."
+    )
     kept = [c.text for c in _claims(four, max_claims_per_passage=2)]
     assert kept == ["The bridge opened in 1937.", "It spans the strait."]  # fragments don't count
     assert _claims(text, max_chars=10) == []

@@ -18,10 +18,11 @@ from langchain_core.prompt_values import PromptValue
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import RunnableLambda
 
-from mirage_core import Mirage, MirageConfig
+from mirage_core import CallableNLI, Mirage, MirageConfig
 from mirage_core.config import MethodSettings
 from mirage_core.prompts import FALLBACK_PROMPT, render_prompt
 from mirage_langchain import MirageRetriever, create_mirage_rag_chain
+from tests.conftest import lexical_nli
 
 QUESTION = "Where is the Eiffel Tower located?"
 
@@ -146,8 +147,9 @@ def test_bad_prompts(fake_nli, clean_retriever, kwargs, match):
 
 def test_bad_arguments(fake_nli, clean_retriever):
     retriever = MirageRetriever(base_retriever=clean_retriever, nli=fake_nli)
-    with pytest.raises(ValueError, match="already a MirageRetriever"):
-        create_mirage_rag_chain(retriever, ParrotFakeChatModel(), nli=fake_nli)
+    for engine_argument in ({"nli": fake_nli}, {"config": MirageConfig()}, {"mirage": Mirage()}):
+        with pytest.raises(ValueError, match="already a MirageRetriever"):
+            create_mirage_rag_chain(retriever, ParrotFakeChatModel(), **engine_argument)
     with pytest.raises(TypeError, match="prompt template"):
         create_mirage_rag_chain(retriever, ParrotFakeChatModel(), verified_prompt=3)
     chain = create_mirage_rag_chain(retriever, ParrotFakeChatModel())
@@ -243,3 +245,60 @@ def test_empty_question_takes_the_fallback(fake_nli, clean_docs):
     out = chain.invoke("")
     assert out["route"] == "fallback" and out["verdict"].reason.startswith("no evidence")
     assert prompts == [FALLBACK_PROMPT.format(question="")]
+
+
+# -- the engine the chain is given --------------------------------------------------------------------
+#: The default method without the coordination signals: no packaged model is loaded.
+QUIET = MirageConfig(coordination="none")
+
+
+def counting_nli(scored: list[int]) -> CallableNLI:
+    """A fresh NLI test double (its own pair cache) that records each batch it scores."""
+
+    def nli(premises, hypotheses):
+        scored.append(len(premises))
+        return lexical_nli(premises, hypotheses)
+
+    return CallableNLI(nli)
+
+
+def test_the_chain_defends_with_the_engine_it_is_given(clean_docs):
+    scored: list[int] = []
+    model = ParrotFakeChatModel()
+    chain = create_mirage_rag_chain(
+        lambda q: clean_docs, model, config=QUIET, nli=counting_nli(scored)
+    )
+    assert chain.invoke(QUESTION)["route"] == "verified" and scored
+
+    strict = QUIET.replace(d_min=len(clean_docs) + 1)
+    chain = create_mirage_rag_chain(
+        lambda q: clean_docs, model, config=strict, nli=counting_nli([])
+    )
+    out = chain.invoke(QUESTION)
+    assert out["route"] == "fallback" and "d_min" in out["verdict"].reason
+
+    scored.clear()
+    engine = Mirage(QUIET, nli=counting_nli(scored))
+    chain = create_mirage_rag_chain(lambda q: clean_docs, model, mirage=engine)
+    assert chain.invoke(QUESTION)["route"] == "verified" and scored
+
+
+async def test_the_async_chain_awaits_the_retriever_s_async_path(fake_nli, clean_docs):
+    calls: list[str] = []
+
+    def sync_child(query):
+        calls.append("sync")
+        return clean_docs
+
+    async def async_child(query):
+        calls.append("async")
+        return clean_docs
+
+    chain = create_mirage_rag_chain(
+        RunnableLambda(sync_child, afunc=async_child),
+        ParrotFakeChatModel(),
+        config=QUIET,
+        nli=fake_nli,
+    )
+    assert (await chain.ainvoke(QUESTION))["route"] == "verified"
+    assert calls == ["async"]

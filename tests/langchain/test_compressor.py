@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import copy
+from uuid import uuid4
 
 import pytest
+from langchain_core.callbacks import AsyncCallbackManager, CallbackManager
 from langchain_core.documents import Document
 from langchain_core.runnables import RunnableLambda
 
@@ -82,3 +84,34 @@ def test_non_documents(fake_nli):
         MirageCompressor(nli=fake_nli).compress_documents(["text"], QUESTION)
     with pytest.raises(TypeError):
         MirageCompressor(nli=fake_nli).compress_documents([Document("ok"), 3], QUESTION)
+
+
+#: The default method without the coordination signals: no packaged model is loaded.
+QUIET = MirageConfig(coordination="none")
+
+
+async def test_event_goes_to_the_callbacks_passed_in(fake_nli, clean_docs, recorder):
+    """As a compression retriever calls it: ``callbacks`` is the child manager of its run."""
+    compressor = MirageCompressor(config=QUIET, nli=fake_nli)
+    sync_parent, async_parent = uuid4(), uuid4()
+    compressor.compress_documents(
+        clean_docs, QUESTION, callbacks=CallbackManager([recorder], parent_run_id=sync_parent)
+    )
+    await compressor.acompress_documents(
+        clean_docs, QUESTION, callbacks=AsyncCallbackManager([recorder], parent_run_id=async_parent)
+    )
+    assert [(e["name"], e["run_id"]) for e in recorder.events] == [
+        ("mirage_verdict", sync_parent),
+        ("mirage_verdict", async_parent),
+    ]
+
+
+async def test_the_verdict_comes_with_the_claims_the_documents_carry(fake_nli, clean_docs):
+    compressor = MirageCompressor(config=QUIET, nli=fake_nli, output="claims", k=2)
+    for result in (
+        compressor.compress_with_verdict(clean_docs, QUESTION),
+        await compressor.acompress_with_verdict(clean_docs, QUESTION),
+    ):
+        assert result.route == "verified" and len(result.documents) == 2
+        assert [c.text for c in result.claims] == [d.page_content for d in result.documents]
+        assert [c.index for c in result.claims] == list(result.verdict.selected[:2])

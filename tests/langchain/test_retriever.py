@@ -179,6 +179,36 @@ def test_bad_k(fake_nli, clean_retriever, k):
         retriever.invoke(QUESTION, k=k)
 
 
+async def test_async_calls_take_k_too(fake_nli, clean_docs):
+    retriever = MirageRetriever(
+        base_retriever=lambda_retriever(clean_docs),
+        config=MirageConfig(coordination="none"),
+        nli=fake_nli,
+        output="claims",
+    )
+    full = await retriever.aretrieve_with_verdict(QUESTION)
+    assert len(full.documents) > 2
+    assert len(await retriever.ainvoke(QUESTION, k=2)) == 2
+    top1 = await retriever.aretrieve_with_verdict(QUESTION, k=1)
+    assert [c.index for c in top1.claims] == list(full.verdict.selected[:1])
+    with pytest.raises(ValueError):
+        await retriever.ainvoke(QUESTION, k=0)
+
+
+async def test_with_verdict_calls_run_under_the_config_given(fake_nli, clean_docs, recorder):
+    retriever = MirageRetriever(
+        base_retriever=lambda_retriever(clean_docs),
+        config=MirageConfig(coordination="none"),
+        nli=fake_nli,
+    )
+    retriever.retrieve_with_verdict(QUESTION, {"callbacks": [recorder], "run_name": "sync_run"})
+    await retriever.aretrieve_with_verdict(
+        QUESTION, {"callbacks": [recorder], "run_name": "async_run"}
+    )
+    runs = [recorder.run("sync_run")["run_id"], recorder.run("async_run")["run_id"]]
+    assert [e["run_id"] for e in recorder.events] == runs
+
+
 # -- conversion ----------------------------------------------------------------------------------
 def test_documents_to_passages_reads_source_domain_score():
     docs = [

@@ -14,7 +14,7 @@ from llama_index.core.instrumentation.span_handlers import SimpleSpanHandler
 from llama_index.core.llms import MockLLM
 from llama_index.core.schema import ImageNode, NodeWithScore
 
-from mirage_core import Verdict
+from mirage_core import CallableNLI, MirageConfig, Verdict
 from mirage_llamaindex import MirageGateEvent, MiragePostprocessor, MirageQueryEngine
 
 pytestmark = pytest.mark.model
@@ -113,3 +113,21 @@ async def test_stages_are_spans_and_the_event_is_inside_them(
         assert event.span_id is not None and by_id[event.span_id].id_.startswith(
             "MiragePostprocessor._rebuild"
         )
+
+
+async def test_async_postprocessing_reports_the_query_it_was_given(recorder, fake_nli, clean_nodes):
+    pp = MiragePostprocessor(MirageConfig(coordination="none"), fake_nli)
+    await pp.apostprocess_nodes(clean_nodes, query_str="Where is the Eiffel Tower?")
+    [event] = recorder.events
+    assert (event.query, event.decision) == ("Where is the Eiffel Tower?", "verified")
+
+
+def test_a_failed_nli_call_reports_no_contradiction_mass(recorder, clean_nodes):
+    def failing(premises, hypotheses):
+        raise RuntimeError("the NLI service is down")
+
+    pp = MiragePostprocessor(MirageConfig(coordination="none"), CallableNLI(failing))
+    assert pp.postprocess_nodes(clean_nodes, query_str="Where is the Eiffel Tower?") == []
+    [event] = recorder.events
+    assert event.decision == "fallback" and "NLI failed" in event.reason
+    assert event.r_contr is None  # the verdict's NaN is not a JSON number

@@ -189,6 +189,19 @@ def test_image_and_empty_nodes_passed_over_with_reason(pp, clean_nodes):
     assert result.to_metadata()["passed_over"][0]["reason"] == skipped[0].reason
 
 
+@pytest.mark.parametrize("kind", ["audio", "video"])
+def test_a_node_with_audio_or_video_is_passed_over_whatever_its_text(fake_nli, clean_nodes, kind):
+    media = Node(
+        text="The Eiffel Tower stands in Paris.",
+        **{f"{kind}_resource": MediaResource(url=f"https://media.example/a.{kind}")},
+    )
+    nodes = [*clean_nodes, NodeWithScore(node=media, score=0.9)]
+    result = MiragePostprocessor(QUIET, fake_nli).verify(nodes, "Where is the Eiffel Tower?")
+    [skipped] = result.passed_over
+    assert skipped.index == len(clean_nodes) and f"carries {kind} content" in skipped.reason
+    assert media.node_id not in {n.node.node_id for n in result.nodes}
+
+
 def test_only_unverifiable_nodes_means_no_evidence(pp):
     result = pp.verify([NodeWithScore(node=ImageNode(image_url="https://img.example/a.png"))], "q")
     assert result.nodes == [] and result.route == "fallback"
@@ -308,3 +321,47 @@ def test_the_redundancy_filter_keeps_held_back_nodes_out(near_copy_engine):
         nodes, query_str=NEAR_COPY_QUERY
     )
     assert out and {n.node.node_id for n in out} <= {"n3", "n4"}
+
+
+#: The default method without the coordination signals: no packaged model is loaded.
+QUIET = MirageConfig(coordination="none")
+
+
+@pytest.mark.parametrize("output", ["sentences", "claims"])
+def test_provenance_metadata_matches_the_verdict(fake_nli, clean_nodes, output):
+    result = MiragePostprocessor(QUIET, fake_nli, output=output).verify(
+        clean_nodes, "Where is the Eiffel Tower?"
+    )
+    verdict = result.verdict
+    by_passage = {vp.passage_index: vp for vp in verdict.verified_passages()}
+    assert result.nodes
+    for n in result.nodes:
+        info = n.node.metadata[MIRAGE_KEY]
+        first = verdict.claims[info["claim_indices"][0]]
+        vp = by_passage[first.passage_index]
+        assert (info["source"], info["domain"]) == (first.source, first.domain)
+        assert info["source"] == n.node.metadata["url"]
+        assert info["agreeing_sources"] == list(vp.agreeing_sources)
+        if output == "claims":
+            assert info["support"] == int(verdict.support[first.index])
+        else:
+            assert info["support"] == vp.support
+
+
+def test_source_keys_choose_the_metadata_that_names_a_source():
+    node = TextNode(text="a b c.", metadata={"url": "https://a.example/x", "outlet": "Reuters"})
+    nodes = [NodeWithScore(node=node, score=1.0)]
+    assert [p.source for p in to_passages(nodes).passages] == ["https://a.example/x"]
+    assert [p.source for p in to_passages(nodes, ("outlet", "url")).passages] == ["Reuters"]
+
+
+async def test_returned_nodes_share_no_metadata_with_the_caller_s(fake_nli, clean_nodes):
+    for n in clean_nodes:
+        n.node.metadata["tags"] = ["encyclopedia"]
+    pp = MiragePostprocessor(QUIET, fake_nli, output="nodes")
+    out = pp.postprocess_nodes(clean_nodes, query_str="Where is the Eiffel Tower?")
+    out += await pp.apostprocess_nodes(clean_nodes, query_str="Where is the Eiffel Tower?")
+    assert out
+    for n in out:
+        n.node.metadata["tags"].append("edited downstream")
+    assert all(n.node.metadata["tags"] == ["encyclopedia"] for n in clean_nodes)

@@ -7,6 +7,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import pytest
 from llama_index.core.base.llms.types import CompletionResponse, CompletionResponseGen, LLMMetadata
 from llama_index.core.base.response.schema import (
@@ -14,11 +15,13 @@ from llama_index.core.base.response.schema import (
     Response,
     StreamingResponse,
 )
+from llama_index.core.callbacks import CallbackManager
+from llama_index.core.callbacks.base_handler import BaseCallbackHandler
 from llama_index.core.llms import CustomLLM, MockLLM
 from llama_index.core.llms.callbacks import llm_completion_callback
 from llama_index.core.prompts import PromptTemplate
 
-from mirage_core import Mirage, Passage
+from mirage_core import Mirage, MirageConfig, Passage
 from mirage_llamaindex import MIRAGE_KEY, MiragePostprocessor, MirageQueryEngine
 
 
@@ -246,3 +249,111 @@ def test_shared_postprocessor_and_argument_checks(mirage, fixed_retriever, clean
         )
     with pytest.raises(TypeError):
         MirageQueryEngine(object(), MockLLM(), mirage=mirage)
+
+
+class TraceRecorder(BaseCallbackHandler):
+    """Records the traces a callback manager starts."""
+
+    def __init__(self) -> None:
+        super().__init__(event_starts_to_ignore=[], event_ends_to_ignore=[])
+        self.traces: list[str | None] = []
+
+    def start_trace(self, trace_id: str | None = None) -> None:
+        self.traces.append(trace_id)
+
+    def end_trace(self, trace_id=None, trace_map=None) -> None:
+        pass
+
+    def on_event_start(self, event_type, payload=None, event_id="", parent_id="", **kwargs):
+        return event_id
+
+    def on_event_end(self, event_type, payload=None, event_id="", **kwargs) -> None:
+        pass
+
+
+def test_the_engine_runs_on_the_arguments_given(fake_nli, fixed_retriever, clean_nodes):
+    embedded: list[int] = []
+
+    def embed(texts):
+        embedded.append(len(texts))
+        return np.eye(len(texts), 8)
+
+    traces = TraceRecorder()
+    engine = MirageQueryEngine(
+        fixed_retriever(clean_nodes),
+        MockLLM(),
+        config=MirageConfig(r_max=0.2),
+        nli=fake_nli,
+        embedder=embed,
+        output="claims",
+        callback_manager=CallbackManager([traces]),
+    )
+    assert engine.mirage.config.r_max == 0.2 and engine.mirage.nli is fake_nli
+    response = engine.query("Where is the Eiffel Tower?")
+    assert response.metadata[MIRAGE_KEY]["route"] == "verified"
+    assert response.source_nodes and all("#claim-" in n.node.node_id for n in response.source_nodes)
+    assert embedded  # the coordination signals embedded the passages with ``embed``
+    assert traces.traces == ["query"]
+
+    shared = Mirage(MirageConfig(coordination="none"), nli=fake_nli)
+    assert MirageQueryEngine(fixed_retriever([]), MockLLM(), mirage=shared).mirage is shared
+
+
+def test_both_prompts_can_be_updated(fake_nli, fixed_retriever, clean_nodes, polluted_nodes):
+    engine = MirageQueryEngine(
+        fixed_retriever(clean_nodes),
+        MockLLM(),
+        config=MirageConfig(coordination="none"),
+        nli=fake_nli,
+    )
+    verified = PromptTemplate("CHECKED {question}\n{evidence}")
+    engine.update_prompts({"verified_prompt": verified})
+    assert engine.get_prompts()["verified_prompt"].template == verified.template
+    assert str(engine.query("Q1")).startswith("CHECKED Q1\n[source: ")
+    with pytest.raises(ValueError, match="evidence"):
+        engine.update_prompts({"verified_prompt": PromptTemplate("{question}")})
+    # a refused update changes nothing
+    assert engine.get_prompts()["verified_prompt"].template == verified.template
+
+
+@pytest.mark.parametrize(
+    "engine_argument",
+    [
+        {"config": MirageConfig()},
+        {"nli": "any"},
+        {"embedder": lambda texts: np.ones((len(texts), 2))},
+        {"mirage": None},  # replaced below by a ready engine
+        {"output": "claims"},
+    ],
+)
+def test_a_ready_postprocessor_takes_no_engine_arguments(
+    fake_nli, fixed_retriever, engine_argument
+):
+    pp = MiragePostprocessor(MirageConfig(coordination="none"), fake_nli)
+    if "mirage" in engine_argument:
+        engine_argument = {"mirage": pp.mirage}
+    with pytest.raises(ValueError, match="not both"):
+        MirageQueryEngine(fixed_retriever([]), MockLLM(), postprocessor=pp, **engine_argument)
+
+
+def test_a_fallback_prompt_given_at_construction(fake_nli, fixed_retriever, polluted_nodes):
+    quiet = MirageConfig(coordination="none")
+    engine = MirageQueryEngine(
+        fixed_retriever(polluted_nodes),
+        MockLLM(),
+        config=quiet,
+        nli=fake_nli,
+        fallback_prompt="OWN KNOWLEDGE {question}",
+    )
+    assert (
+        str(engine.query("Where is the Eiffel Tower?"))
+        == "OWN KNOWLEDGE Where is the Eiffel Tower?"
+    )
+    with pytest.raises(ValueError, match="evidence"):
+        MirageQueryEngine(
+            fixed_retriever([]),
+            MockLLM(),
+            config=quiet,
+            nli=fake_nli,
+            fallback_prompt="{evidence} {question}",
+        )
