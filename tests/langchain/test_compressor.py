@@ -104,6 +104,12 @@ async def test_event_goes_to_the_callbacks_passed_in(fake_nli, clean_docs, recor
         ("mirage_verdict", sync_parent),
         ("mirage_verdict", async_parent),
     ]
+    # a manager outside any run has nowhere to attach the event: no event, no error
+    compressor.compress_documents(clean_docs, QUESTION, callbacks=CallbackManager([recorder]))
+    await compressor.acompress_documents(
+        clean_docs, QUESTION, callbacks=AsyncCallbackManager([recorder])
+    )
+    assert len(recorder.events) == 2
 
 
 async def test_the_verdict_comes_with_the_claims_the_documents_carry(fake_nli, clean_docs):

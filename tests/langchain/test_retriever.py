@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import dataclasses
 import threading
 import traceback
 
@@ -193,6 +194,45 @@ async def test_async_calls_take_k_too(fake_nli, clean_docs):
     assert [c.index for c in top1.claims] == list(full.verdict.selected[:1])
     with pytest.raises(ValueError):
         await retriever.ainvoke(QUESTION, k=0)
+
+
+def test_a_verdict_that_reads_no_corroboration_says_so(fake_nli, clean_docs):
+    """``paper()`` reads no corroboration: the documents say ``None``, not "none of them"."""
+    for output, key in (("sentences", "corroborated_claims"), ("claims", "corroborated")):
+        retriever = MirageRetriever(
+            base_retriever=lambda_retriever(clean_docs),
+            config=MirageConfig.paper(),
+            nli=fake_nli,
+            output=output,
+        )
+        docs = retriever.invoke(QUESTION)
+        assert docs and all(d.metadata["mirage"][key] is None for d in docs)
+
+
+def test_claims_of_documents_without_an_id_have_none(fake_nli, clean_docs):
+    anonymous = [Document(page_content=d.page_content, metadata=d.metadata) for d in clean_docs]
+    retriever = MirageRetriever(
+        base_retriever=lambda_retriever(anonymous),
+        config=MirageConfig(coordination="none"),
+        nli=fake_nli,
+        output="claims",
+    )
+    docs = retriever.invoke(QUESTION)
+    assert docs and all(d.id is None for d in docs)
+
+
+def test_a_long_reason_is_cut_to_200_characters(fake_nli, clean_docs):
+    from mirage_langchain._convert import verdict_to_documents
+
+    verdict = Mirage(MirageConfig(coordination="none"), nli=fake_nli).defend(
+        QUESTION, documents_to_passages(clean_docs)
+    )
+    fits = dataclasses.replace(verdict, reason="r" * 200)
+    [doc, *_] = verdict_to_documents(clean_docs, fits)[0]
+    assert doc.metadata["mirage"]["reason"] == "r" * 200
+    long = dataclasses.replace(verdict, reason="r" * 201)
+    [doc, *_] = verdict_to_documents(clean_docs, long)[0]
+    assert doc.metadata["mirage"]["reason"] == "r" * 199 + "…"
 
 
 async def test_with_verdict_calls_run_under_the_config_given(fake_nli, clean_docs, recorder):
