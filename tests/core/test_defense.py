@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import math
+import threading
 
 import numpy as np
 import pytest
 
 from mirage_core import CallableNLI, Mirage, MirageConfig, NLIError, Passage
 from mirage_core.types import UNSOURCED
+from tests.conftest import lexical_nli
 
 QUERY = "When was the Eiffel Tower completed?"
 
@@ -64,6 +67,7 @@ def test_non_str_text_and_query_raise(mirage):
 def test_empty_passage_list(mirage):
     v = mirage.defend(QUERY, [])
     assert v.decision == "fallback" and v.reason == "no evidence: no passages were retrieved"
+    assert v.r_contr == 0.0 and v.d_src == 0  # nothing to contradict, no source
 
 
 @pytest.mark.model
@@ -189,6 +193,7 @@ def test_nli_error_policy(clean_passages, policy, decision, text):
     v = Mirage(_policy(policy), CallableNLI(_failing)).defend(QUERY, clean_passages)
     assert v.decision == decision and text in v.reason and "model server down" in v.nli_error
     assert v.to_dict()["r_contr"] is None  # no contradiction was measured
+    assert math.isnan(v.r_contr) and v.candidate_stats["nli_pairs"] > 0  # the pairs it tried
     if decision == "verified":
         assert len(v.selected) == len(v.claims)
         assert v.d_src == len({c.domain for c in v.claims}) == len(clean_passages)
@@ -279,3 +284,52 @@ async def test_many_concurrent_adefend_calls_finish(fake_nli, clean_passages):
     calls = [engine.adefend(f"{QUERY} {i}", clean_passages) for i in range(40)]
     verdicts = await asyncio.wait_for(asyncio.gather(*calls), timeout=120)
     assert len(verdicts) == 40 and all(v.passed for v in verdicts)
+
+
+class PredictOnlyNLI:
+    """The NLI backend protocol's minimum: ``predict`` and nothing else (no ``apredict``)."""
+
+    def __init__(self) -> None:
+        self.threads: list[int] = []
+
+    def predict(self, premises, hypotheses):
+        self.threads.append(threading.get_ident())
+        return lexical_nli(premises, hypotheses)
+
+
+async def test_adefend_many_runs_a_predict_only_backend_off_the_loop(
+    clean_passages, polluted_passages
+):
+    quiet = MirageConfig(coordination="none")
+    backend = PredictOnlyNLI()
+    inputs = [clean_passages, polluted_passages]
+    many = await Mirage(quiet, backend).adefend_many([QUERY] * 2, inputs)
+    alone = [Mirage(quiet, CallableNLI(lexical_nli)).defend(QUERY, ps) for ps in inputs]
+    assert [(v.decision, v.selected) for v in many] == [(v.decision, v.selected) for v in alone]
+    assert [v.decision for v in many] == ["verified", "fallback"]
+    assert backend.threads and threading.get_ident() not in backend.threads
+
+    class Down(PredictOnlyNLI):
+        def predict(self, premises, hypotheses):
+            raise RuntimeError("model server down")
+
+    with pytest.raises(NLIError, match="model server down"):
+        await Mirage(_policy("raise"), Down()).adefend_many([QUERY], [clean_passages])
+
+
+async def test_a_batch_with_nothing_to_score_calls_no_backend():
+    backend = PredictOnlyNLI()
+    engine = Mirage(MirageConfig(coordination="none"), backend)
+    one_page = [Passage("The tower was completed in 1889 in Paris.", source="https://a.example")]
+    verdicts = engine.defend_many([QUERY, QUERY], [one_page, []])
+    verdicts += await engine.adefend_many([QUERY, QUERY], [one_page, []])
+    assert [v.decision for v in verdicts] == ["fallback"] * 4 and backend.threads == []
+
+
+def test_a_verdict_times_its_steps(clean_passages):
+    v = Mirage(MirageConfig(coordination="none"), CallableNLI(lexical_nli)).defend(
+        QUERY, clean_passages
+    )
+    assert {"graph", "select", "gate", "total"} <= set(v.timings)
+    assert all(t >= 0 for t in v.timings.values())
+    assert v.timings["total"] >= v.timings["graph"] + v.timings["select"] + v.timings["gate"]
