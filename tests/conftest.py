@@ -28,6 +28,10 @@ def load_script(name: str):
     return module
 
 
+#: The default method without the coordination signals: no packaged model loads, so a test of
+#: plumbing that the signals do not touch runs without the ``model`` marker.
+NO_SIGNALS = MirageConfig(coordination="none")
+
 #: NLI rows of the test doubles and the hand-built graphs: entailment, neutral, contradiction.
 ENTAIL, NEUTRAL, CONTRA = [0.95, 0.04, 0.01], [0.05, 0.9, 0.05], [0.02, 0.03, 0.95]
 

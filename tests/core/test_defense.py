@@ -12,7 +12,7 @@ import pytest
 
 from mirage_core import CallableNLI, Mirage, MirageConfig, NLIError, Passage
 from mirage_core.types import UNSOURCED
-from tests.conftest import lexical_nli
+from tests.conftest import NO_SIGNALS, lexical_nli
 
 QUERY = "When was the Eiffel Tower completed?"
 
@@ -300,11 +300,10 @@ class PredictOnlyNLI:
 async def test_adefend_many_runs_a_predict_only_backend_off_the_loop(
     clean_passages, polluted_passages
 ):
-    quiet = MirageConfig(coordination="none")
     backend = PredictOnlyNLI()
     inputs = [clean_passages, polluted_passages]
-    many = await Mirage(quiet, backend).adefend_many([QUERY] * 2, inputs)
-    alone = [Mirage(quiet, CallableNLI(lexical_nli)).defend(QUERY, ps) for ps in inputs]
+    many = await Mirage(NO_SIGNALS, backend).adefend_many([QUERY] * 2, inputs)
+    alone = [Mirage(NO_SIGNALS, CallableNLI(lexical_nli)).defend(QUERY, ps) for ps in inputs]
     assert [(v.decision, v.selected) for v in many] == [(v.decision, v.selected) for v in alone]
     assert [v.decision for v in many] == ["verified", "fallback"]
     assert backend.threads and threading.get_ident() not in backend.threads
@@ -319,7 +318,7 @@ async def test_adefend_many_runs_a_predict_only_backend_off_the_loop(
 
 async def test_a_batch_with_nothing_to_score_calls_no_backend():
     backend = PredictOnlyNLI()
-    engine = Mirage(MirageConfig(coordination="none"), backend)
+    engine = Mirage(NO_SIGNALS, backend)
     one_page = [Passage("The tower was completed in 1889 in Paris.", source="https://a.example")]
     verdicts = engine.defend_many([QUERY, QUERY], [one_page, []])
     verdicts += await engine.adefend_many([QUERY, QUERY], [one_page, []])
@@ -327,9 +326,7 @@ async def test_a_batch_with_nothing_to_score_calls_no_backend():
 
 
 def test_a_verdict_times_its_steps(clean_passages):
-    v = Mirage(MirageConfig(coordination="none"), CallableNLI(lexical_nli)).defend(
-        QUERY, clean_passages
-    )
+    v = Mirage(NO_SIGNALS, CallableNLI(lexical_nli)).defend(QUERY, clean_passages)
     assert {"graph", "select", "gate", "total"} <= set(v.timings)
     assert all(t >= 0 for t in v.timings.values())
     assert v.timings["total"] >= v.timings["graph"] + v.timings["select"] + v.timings["gate"]

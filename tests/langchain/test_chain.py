@@ -22,7 +22,7 @@ from mirage_core import CallableNLI, Mirage, MirageConfig
 from mirage_core.config import MethodSettings
 from mirage_core.prompts import FALLBACK_PROMPT, render_prompt
 from mirage_langchain import MirageRetriever, create_mirage_rag_chain
-from tests.conftest import lexical_nli
+from tests.conftest import NO_SIGNALS, lexical_nli
 
 QUESTION = "Where is the Eiffel Tower located?"
 
@@ -248,10 +248,6 @@ def test_empty_question_takes_the_fallback(fake_nli, clean_docs):
 
 
 # -- the engine the chain is given --------------------------------------------------------------------
-#: The default method without the coordination signals: no packaged model is loaded.
-QUIET = MirageConfig(coordination="none")
-
-
 def counting_nli(scored: list[int]) -> CallableNLI:
     """A fresh NLI test double (its own pair cache) that records each batch it scores."""
 
@@ -266,11 +262,11 @@ def test_the_chain_defends_with_the_engine_it_is_given(clean_docs):
     scored: list[int] = []
     model = ParrotFakeChatModel()
     chain = create_mirage_rag_chain(
-        lambda q: clean_docs, model, config=QUIET, nli=counting_nli(scored)
+        lambda q: clean_docs, model, config=NO_SIGNALS, nli=counting_nli(scored)
     )
     assert chain.invoke(QUESTION)["route"] == "verified" and scored
 
-    strict = QUIET.replace(d_min=len(clean_docs) + 1)
+    strict = NO_SIGNALS.replace(d_min=len(clean_docs) + 1)
     chain = create_mirage_rag_chain(
         lambda q: clean_docs, model, config=strict, nli=counting_nli([])
     )
@@ -278,7 +274,7 @@ def test_the_chain_defends_with_the_engine_it_is_given(clean_docs):
     assert out["route"] == "fallback" and "d_min" in out["verdict"].reason
 
     scored.clear()
-    engine = Mirage(QUIET, nli=counting_nli(scored))
+    engine = Mirage(NO_SIGNALS, nli=counting_nli(scored))
     chain = create_mirage_rag_chain(lambda q: clean_docs, model, mirage=engine)
     assert chain.invoke(QUESTION)["route"] == "verified" and scored
 
@@ -297,7 +293,7 @@ async def test_the_async_chain_awaits_the_retriever_s_async_path(fake_nli, clean
     chain = create_mirage_rag_chain(
         RunnableLambda(sync_child, afunc=async_child),
         ParrotFakeChatModel(),
-        config=QUIET,
+        config=NO_SIGNALS,
         nli=fake_nli,
     )
     assert (await chain.ainvoke(QUESTION))["route"] == "verified"

@@ -12,6 +12,7 @@ from langchain_core.runnables import RunnableLambda
 
 from mirage_core import Mirage, MirageConfig
 from mirage_langchain import MirageCompressor, MirageRetriever
+from tests.conftest import NO_SIGNALS
 
 QUESTION = "Where is the Eiffel Tower located?"
 
@@ -86,13 +87,9 @@ def test_non_documents(fake_nli):
         MirageCompressor(nli=fake_nli).compress_documents([Document("ok"), 3], QUESTION)
 
 
-#: The default method without the coordination signals: no packaged model is loaded.
-QUIET = MirageConfig(coordination="none")
-
-
 async def test_event_goes_to_the_callbacks_passed_in(fake_nli, clean_docs, recorder):
     """As a compression retriever calls it: ``callbacks`` is the child manager of its run."""
-    compressor = MirageCompressor(config=QUIET, nli=fake_nli)
+    compressor = MirageCompressor(config=NO_SIGNALS, nli=fake_nli)
     sync_parent, async_parent = uuid4(), uuid4()
     compressor.compress_documents(
         clean_docs, QUESTION, callbacks=CallbackManager([recorder], parent_run_id=sync_parent)
@@ -113,7 +110,7 @@ async def test_event_goes_to_the_callbacks_passed_in(fake_nli, clean_docs, recor
 
 
 async def test_the_verdict_comes_with_the_claims_the_documents_carry(fake_nli, clean_docs):
-    compressor = MirageCompressor(config=QUIET, nli=fake_nli, output="claims", k=2)
+    compressor = MirageCompressor(config=NO_SIGNALS, nli=fake_nli, output="claims", k=2)
     for result in (
         compressor.compress_with_verdict(clean_docs, QUESTION),
         await compressor.acompress_with_verdict(clean_docs, QUESTION),

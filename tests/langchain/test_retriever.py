@@ -17,6 +17,7 @@ from langchain_core.runnables import RunnableLambda
 from mirage_core import CallableNLI, Mirage, MirageConfig, NLIError, Passage
 from mirage_core.config import MethodSettings
 from mirage_langchain import EVENT_NAME, MirageRetriever, documents_to_passages
+from tests.conftest import NO_SIGNALS
 
 QUESTION = "Where is the Eiffel Tower located?"
 
@@ -183,7 +184,7 @@ def test_bad_k(fake_nli, clean_retriever, k):
 async def test_async_calls_take_k_too(fake_nli, clean_docs):
     retriever = MirageRetriever(
         base_retriever=lambda_retriever(clean_docs),
-        config=MirageConfig(coordination="none"),
+        config=NO_SIGNALS,
         nli=fake_nli,
         output="claims",
     )
@@ -213,7 +214,7 @@ def test_claims_of_documents_without_an_id_have_none(fake_nli, clean_docs):
     anonymous = [Document(page_content=d.page_content, metadata=d.metadata) for d in clean_docs]
     retriever = MirageRetriever(
         base_retriever=lambda_retriever(anonymous),
-        config=MirageConfig(coordination="none"),
+        config=NO_SIGNALS,
         nli=fake_nli,
         output="claims",
     )
@@ -224,9 +225,7 @@ def test_claims_of_documents_without_an_id_have_none(fake_nli, clean_docs):
 def test_a_long_reason_is_cut_to_200_characters(fake_nli, clean_docs):
     from mirage_langchain._convert import verdict_to_documents
 
-    verdict = Mirage(MirageConfig(coordination="none"), nli=fake_nli).defend(
-        QUESTION, documents_to_passages(clean_docs)
-    )
+    verdict = Mirage(NO_SIGNALS, nli=fake_nli).defend(QUESTION, documents_to_passages(clean_docs))
     fits = dataclasses.replace(verdict, reason="r" * 200)
     [doc, *_] = verdict_to_documents(clean_docs, fits)[0]
     assert doc.metadata["mirage"]["reason"] == "r" * 200
@@ -238,7 +237,7 @@ def test_a_long_reason_is_cut_to_200_characters(fake_nli, clean_docs):
 async def test_with_verdict_calls_run_under_the_config_given(fake_nli, clean_docs, recorder):
     retriever = MirageRetriever(
         base_retriever=lambda_retriever(clean_docs),
-        config=MirageConfig(coordination="none"),
+        config=NO_SIGNALS,
         nli=fake_nli,
     )
     retriever.retrieve_with_verdict(QUESTION, {"callbacks": [recorder], "run_name": "sync_run"})

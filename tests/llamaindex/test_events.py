@@ -14,8 +14,9 @@ from llama_index.core.instrumentation.span_handlers import SimpleSpanHandler
 from llama_index.core.llms import MockLLM
 from llama_index.core.schema import ImageNode, NodeWithScore
 
-from mirage_core import CallableNLI, MirageConfig, Verdict
+from mirage_core import CallableNLI, Verdict
 from mirage_llamaindex import MirageGateEvent, MiragePostprocessor, MirageQueryEngine
+from tests.conftest import NO_SIGNALS
 
 pytestmark = pytest.mark.model
 
@@ -116,7 +117,7 @@ async def test_stages_are_spans_and_the_event_is_inside_them(
 
 
 async def test_async_postprocessing_reports_the_query_it_was_given(recorder, fake_nli, clean_nodes):
-    pp = MiragePostprocessor(MirageConfig(coordination="none"), fake_nli)
+    pp = MiragePostprocessor(NO_SIGNALS, fake_nli)
     await pp.apostprocess_nodes(clean_nodes, query_str="Where is the Eiffel Tower?")
     [event] = recorder.events
     assert (event.query, event.decision) == ("Where is the Eiffel Tower?", "verified")
@@ -126,7 +127,7 @@ def test_a_failed_nli_call_reports_no_contradiction_mass(recorder, clean_nodes):
     def failing(premises, hypotheses):
         raise RuntimeError("the NLI service is down")
 
-    pp = MiragePostprocessor(MirageConfig(coordination="none"), CallableNLI(failing))
+    pp = MiragePostprocessor(NO_SIGNALS, CallableNLI(failing))
     assert pp.postprocess_nodes(clean_nodes, query_str="Where is the Eiffel Tower?") == []
     [event] = recorder.events
     assert event.decision == "fallback" and "NLI failed" in event.reason

@@ -23,7 +23,7 @@ from llama_index.core.schema import (
 from mirage_core import Mirage, MirageConfig
 from mirage_llamaindex import MIRAGE_KEY, MiragePostprocessor
 from mirage_llamaindex._convert import to_passages
-from tests.conftest import CLEAN_YEAR
+from tests.conftest import CLEAN_YEAR, NO_SIGNALS
 
 
 @pytest.fixture
@@ -196,7 +196,7 @@ def test_a_node_with_audio_or_video_is_passed_over_whatever_its_text(fake_nli, c
         **{f"{kind}_resource": MediaResource(url=f"https://media.example/a.{kind}")},
     )
     nodes = [*clean_nodes, NodeWithScore(node=media, score=0.9)]
-    result = MiragePostprocessor(QUIET, fake_nli).verify(nodes, "Where is the Eiffel Tower?")
+    result = MiragePostprocessor(NO_SIGNALS, fake_nli).verify(nodes, "Where is the Eiffel Tower?")
     [skipped] = result.passed_over
     assert skipped.index == len(clean_nodes) and f"carries {kind} content" in skipped.reason
     assert media.node_id not in {n.node.node_id for n in result.nodes}
@@ -323,13 +323,9 @@ def test_the_redundancy_filter_keeps_held_back_nodes_out(near_copy_engine):
     assert out and {n.node.node_id for n in out} <= {"n3", "n4"}
 
 
-#: The default method without the coordination signals: no packaged model is loaded.
-QUIET = MirageConfig(coordination="none")
-
-
 @pytest.mark.parametrize("output", ["sentences", "claims"])
 def test_provenance_metadata_matches_the_verdict(fake_nli, clean_nodes, output):
-    result = MiragePostprocessor(QUIET, fake_nli, output=output).verify(
+    result = MiragePostprocessor(NO_SIGNALS, fake_nli, output=output).verify(
         clean_nodes, "Where is the Eiffel Tower?"
     )
     verdict = result.verdict
@@ -358,7 +354,7 @@ def test_source_keys_choose_the_metadata_that_names_a_source():
 async def test_returned_nodes_share_no_metadata_with_the_caller_s(fake_nli, clean_nodes):
     for n in clean_nodes:
         n.node.metadata["tags"] = ["encyclopedia"]
-    pp = MiragePostprocessor(QUIET, fake_nli, output="nodes")
+    pp = MiragePostprocessor(NO_SIGNALS, fake_nli, output="nodes")
     out = pp.postprocess_nodes(clean_nodes, query_str="Where is the Eiffel Tower?")
     out += await pp.apostprocess_nodes(clean_nodes, query_str="Where is the Eiffel Tower?")
     assert out

@@ -23,6 +23,7 @@ from llama_index.core.prompts import PromptTemplate
 
 from mirage_core import Mirage, MirageConfig, Passage
 from mirage_llamaindex import MIRAGE_KEY, MiragePostprocessor, MirageQueryEngine
+from tests.conftest import NO_SIGNALS
 
 
 def sentences(passages: Sequence[Passage]) -> list[str]:
@@ -295,7 +296,7 @@ def test_the_engine_runs_on_the_arguments_given(fake_nli, fixed_retriever, clean
     assert embedded  # the coordination signals embedded the passages with ``embed``
     assert traces.traces == ["query"]
 
-    shared = Mirage(MirageConfig(coordination="none"), nli=fake_nli)
+    shared = Mirage(NO_SIGNALS, nli=fake_nli)
     assert MirageQueryEngine(fixed_retriever([]), MockLLM(), mirage=shared).mirage is shared
 
 
@@ -303,7 +304,7 @@ def test_both_prompts_can_be_updated(fake_nli, fixed_retriever, clean_nodes, pol
     engine = MirageQueryEngine(
         fixed_retriever(clean_nodes),
         MockLLM(),
-        config=MirageConfig(coordination="none"),
+        config=NO_SIGNALS,
         nli=fake_nli,
     )
     verified = PromptTemplate("CHECKED {question}\n{evidence}")
@@ -329,7 +330,7 @@ def test_both_prompts_can_be_updated(fake_nli, fixed_retriever, clean_nodes, pol
 def test_a_ready_postprocessor_takes_no_engine_arguments(
     fake_nli, fixed_retriever, engine_argument
 ):
-    pp = MiragePostprocessor(MirageConfig(coordination="none"), fake_nli)
+    pp = MiragePostprocessor(NO_SIGNALS, fake_nli)
     if "mirage" in engine_argument:
         engine_argument = {"mirage": pp.mirage}
     with pytest.raises(ValueError, match="not both"):
@@ -337,11 +338,10 @@ def test_a_ready_postprocessor_takes_no_engine_arguments(
 
 
 def test_a_fallback_prompt_given_at_construction(fake_nli, fixed_retriever, polluted_nodes):
-    quiet = MirageConfig(coordination="none")
     engine = MirageQueryEngine(
         fixed_retriever(polluted_nodes),
         MockLLM(),
-        config=quiet,
+        config=NO_SIGNALS,
         nli=fake_nli,
         fallback_prompt="OWN KNOWLEDGE {question}",
     )
@@ -353,7 +353,7 @@ def test_a_fallback_prompt_given_at_construction(fake_nli, fixed_retriever, poll
         MirageQueryEngine(
             fixed_retriever([]),
             MockLLM(),
-            config=quiet,
+            config=NO_SIGNALS,
             nli=fake_nli,
             fallback_prompt="{evidence} {question}",
         )
