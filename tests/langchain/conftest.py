@@ -16,6 +16,7 @@ import pytest
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
+from langchain_core.runnables import RunnableLambda
 from langchain_core.vectorstores import InMemoryVectorStore
 
 from mirage_core import Passage
@@ -60,6 +61,21 @@ def clean_docs(clean_passages: list[Passage]) -> list[Document]:
 @pytest.fixture
 def polluted_docs(polluted_passages: list[Passage]) -> list[Document]:
     return to_documents(polluted_passages, "polluted")
+
+
+def two_path_child(docs: list[Document], calls: list[str]) -> RunnableLambda:
+    """A retriever-like Runnable returning ``docs`` that records which path ran: ``"sync"``
+    (``invoke``) or ``"async"`` (``ainvoke``)."""
+
+    def sync_child(query: str) -> list[Document]:
+        calls.append("sync")
+        return docs
+
+    async def async_child(query: str) -> list[Document]:
+        calls.append("async")
+        return docs
+
+    return RunnableLambda(sync_child, afunc=async_child)
 
 
 def vector_retriever(docs: list[Document], k: int):

@@ -23,6 +23,7 @@ from mirage_core.config import MethodSettings
 from mirage_core.prompts import FALLBACK_PROMPT, render_prompt
 from mirage_langchain import MirageRetriever, create_mirage_rag_chain
 from tests.conftest import NO_SIGNALS, lexical_nli
+from tests.langchain.conftest import two_path_child
 
 QUESTION = "Where is the Eiffel Tower located?"
 
@@ -281,17 +282,8 @@ def test_the_chain_defends_with_the_engine_it_is_given(clean_docs):
 
 async def test_the_async_chain_awaits_the_retriever_s_async_path(fake_nli, clean_docs):
     calls: list[str] = []
-
-    def sync_child(query):
-        calls.append("sync")
-        return clean_docs
-
-    async def async_child(query):
-        calls.append("async")
-        return clean_docs
-
     chain = create_mirage_rag_chain(
-        RunnableLambda(sync_child, afunc=async_child),
+        two_path_child(clean_docs, calls),
         ParrotFakeChatModel(),
         config=NO_SIGNALS,
         nli=fake_nli,

@@ -18,6 +18,7 @@ from mirage_core import CallableNLI, Mirage, MirageConfig, NLIError, Passage
 from mirage_core.config import MethodSettings
 from mirage_langchain import EVENT_NAME, MirageRetriever, documents_to_passages
 from tests.conftest import NO_SIGNALS
+from tests.langchain.conftest import two_path_child
 
 QUESTION = "Where is the Eiffel Tower located?"
 
@@ -355,23 +356,15 @@ async def test_ainvoke_and_abatch_of_32_equal_sync(fake_nli, clean_docs, pollute
 
 @pytest.mark.model
 async def test_async_path_uses_child_ainvoke_and_keeps_model_off_the_loop(fake_nli, clean_docs):
-    calls = []
+    calls: list[str] = []
     threads = []
-
-    def sync_child(query):
-        calls.append("sync")
-        return clean_docs
-
-    async def async_child(query):
-        calls.append("async")
-        return clean_docs
 
     def nli(premises, hypotheses):
         threads.append(threading.get_ident())
         return fake_nli.predict(premises, hypotheses)
 
     retriever = MirageRetriever(
-        base_retriever=RunnableLambda(sync_child, afunc=async_child), nli=CallableNLI(nli)
+        base_retriever=two_path_child(clean_docs, calls), nli=CallableNLI(nli)
     )
     assert await retriever.ainvoke(QUESTION)
     assert calls == ["async"]
