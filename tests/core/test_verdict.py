@@ -10,9 +10,8 @@ from tests.conftest import CLEAN_PLACE, CLEAN_YEAR, NO_SIGNALS
 QUERY = "When was the Eiffel Tower completed?"
 
 
-@pytest.mark.model
-def test_to_dict_is_json_safe_and_complete(mirage, polluted_passages):
-    v = mirage.defend(QUERY, polluted_passages)
+def test_to_dict_is_json_safe_and_complete(fake_nli, polluted_passages):
+    v = Mirage(NO_SIGNALS, fake_nli).defend(QUERY, polluted_passages)
     data = json.loads(json.dumps(v.to_dict()))
     assert data["decision"] == "fallback" and data["reason"] == v.reason
     assert len(data["claims"]) == len(v.claims) and len(data["edges"]) == len(v.graph)
@@ -32,9 +31,8 @@ def test_to_dict_is_json_safe_and_complete(mirage, polluted_passages):
     assert json.loads(v.to_json())["query"] == QUERY
 
 
-@pytest.mark.model
-def test_to_networkx_mirrors_the_graph(mirage, clean_passages):
-    v = mirage.defend(QUERY, clean_passages)
+def test_to_networkx_mirrors_the_graph(fake_nli, clean_passages):
+    v = Mirage(NO_SIGNALS, fake_nli).defend(QUERY, clean_passages)
     g = v.to_networkx()
     assert isinstance(g, nx.DiGraph)
     assert g.number_of_nodes() == len(v.claims) and g.number_of_edges() == len(v.graph)
@@ -43,9 +41,8 @@ def test_to_networkx_mirrors_the_graph(mirage, clean_passages):
     assert g.edges[e.premise, e.hypothesis]["w_supp"] == e.w_supp
 
 
-@pytest.mark.model
-def test_explain_names_decision_and_contradictions(mirage, polluted_passages):
-    text = mirage.defend(QUERY, polluted_passages).explain()
+def test_explain_names_decision_and_contradictions(fake_nli, polluted_passages):
+    text = Mirage(NO_SIGNALS, fake_nli).defend(QUERY, polluted_passages).explain()
     assert "FALLBACK" in text and "⟂" in text and "p_contra=" in text
 
 
