@@ -88,6 +88,19 @@ def test_serving_page_lists_every_serve_setting():
     assert not missing, f"docs/serving.md does not describe {missing}"
 
 
+def test_report_page_names_every_key_of_the_verdict_json(fake_nli, clean_passages):
+    from mirage_core import Mirage
+    from tests.conftest import NO_SIGNALS
+
+    page = (ROOT / "docs" / "report.md").read_text(encoding="utf-8")
+    table = page.split("## The verdict as JSON", 1)[1].split("\n\n")[2]
+    documented = {
+        key for row in table.splitlines()[2:] for key in re.findall(r"`(\w+)`", row.split("|")[1])
+    }
+    verdict = Mirage(NO_SIGNALS, fake_nli).defend("Where is the Eiffel Tower?", clean_passages)
+    assert documented == set(verdict.to_dict(include_edges=True))
+
+
 #: A config file the docs hand to ``--config``, or that ``mirage calibrate`` writes for
 #: ``MirageConfig.from_file`` (``--out``), named by its path in the repository.
 _CONFIG_PATH = re.compile(r"--(?:config|out) ([\w./-]+\.json)")
