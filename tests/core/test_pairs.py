@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mirage_core.pairs import add_paraphrase_pairs, candidate_pairs
+from mirage_core.pairs import CandidatePairs, add_paraphrase_pairs, candidate_pairs
 from tests.conftest import worded_claims
 
 TEXTS = [
@@ -33,3 +33,18 @@ def test_a_paraphrase_pair_is_added_once_beside_the_lexical_pairs():
     assert pairs.is_paraphrase.sum() == 2 and pairs.prefiltered == lexical.prefiltered + 2
     added = pairs.priority[pairs.is_paraphrase]
     assert np.all(np.diff(pairs.priority) <= 0) and np.all(added >= 0.9)
+
+
+def test_taking_pairs_keeps_their_priority_unless_given_a_new_one():
+    pairs = CandidatePairs(
+        left=np.array([0, 0, 1]),
+        right=np.array([1, 2, 2]),
+        overlap=np.array([0.9, 0.6, 0.3], dtype=np.float32),
+        total_cross_source=3,
+        prefiltered=3,
+        priority=np.array([0.9, 0.6, 0.3]),
+    )
+    kept = pairs.take(np.array([2, 0]))
+    assert kept.priority.tolist() == [0.3, 0.9] and kept.left.tolist() == [1, 0]
+    assert (kept.total_cross_source, kept.prefiltered) == (3, 3)
+    assert pairs.take(np.array([1]), np.array([0.5])).priority.tolist() == [0.5]

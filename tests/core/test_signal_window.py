@@ -80,6 +80,16 @@ def test_signal_windows_cut_every_passage_to_the_budget():
     assert windows[len(PLANTED_LONG) :] == HONEST  # within the budget: read whole
 
 
+def test_signal_windows_read_in_the_order_asked():
+    """The filler opens the padded passage: "lead" reads it, "relevance" reads the answer."""
+    padded = [_padded(t, i) for i, t in enumerate(PLANTED_LONG)]
+    lead, _ = signal_windows(QUERY, padded, None, 30, "lead")
+    relevant, _ = signal_windows(QUERY, padded, None, 30, "relevance")
+    assert all(w.startswith(FILLER[2 * i]) for i, w in enumerate(lead))
+    assert not any("24 episodes" in w for w in lead)
+    assert all("24 episodes" in w for w in relevant)
+
+
 def test_a_window_wider_than_every_passage_changes_no_verdict(fake_nli, fake_embedder):
     passages = [*PLANTED_LONG, *HONEST]
     sources = [{"text": t, "source": d} for t, d in zip(passages, DOMAINS, strict=True)]
