@@ -388,6 +388,10 @@ def test_embedder_failures_follow_the_error_policy(fake_nli, failure):
     assert opened.passed and any("independence by domain only" in w for w in opened.warnings)
     assert opened.candidate_stats["paraphrase_pairs"] == 0
     assert "Alice Walker" in delivered(opened)
+    # the warning names each step that ran without embeddings, and only those
+    assert not any("redundancy filter" in w for w in opened.warnings)
+    unfiltered = run("pass_through", redundancy_filter="single_hop")
+    assert any("no redundancy filter" in w for w in unfiltered.warnings)
     # Monitoring reads the failure off the verdict, whichever way the policy went.
     expected = "ConnectionError" if failure == "raises" else "non-finite"
     for v in (closed, opened):
