@@ -10,7 +10,7 @@ from mirage_core.config import MethodSettings
 from mirage_core.pair_budget import apply_budget, partner_ranks
 from mirage_core.pairs import candidate_pairs, rank_by_similarity
 from mirage_core.types import Claim
-from tests.conftest import entail_all
+from tests.conftest import NO_SIGNALS, entail_all
 
 
 def claim(i: int, tokens: str, source: str) -> Claim:
@@ -147,14 +147,19 @@ def test_embedding_ranking_keeps_each_claims_semantically_closest_partner(two_pe
 
 def test_defend_ranks_partners_by_embedding_only_when_asked(fake_nli, fake_embedder):
     calls: list[int] = []
+    embedded: set[str] = set()
 
     def counting(texts):
         calls.append(len(texts))
+        embedded.update(texts)
         return fake_embedder.embed(texts)
 
     passages = [
-        Passage(f"The {adj} bridge opened in 1932 over the river.", source=f"https://s{i}.example/")
-        for i, adj in enumerate(["old", "long", "steel"])
+        Passage(
+            f"The {adj} bridge opened in 1932 over the river. It carries {n} lanes of traffic.",
+            source=f"https://s{i}.example/",
+        )
+        for i, (adj, n) in enumerate([("old", "two"), ("long", "four"), ("steel", "six")])
     ]
     # Coordination by text signals: only the partner ranking could ask for embeddings.
     Mirage(MirageConfig(coordination="text"), nli=fake_nli, embedder=counting).defend(
@@ -166,7 +171,7 @@ def test_defend_ranks_partners_by_embedding_only_when_asked(fake_nli, fake_embed
         nli=fake_nli,
         embedder=counting,
     ).defend("bridge?", passages)
-    assert calls and v.candidate_stats["nli_pairs"] == 3
+    assert calls and {c.text for c in v.claims} <= embedded  # the claims, not only the pages
 
 
 def test_config_names_an_unknown_budget_field():
@@ -272,3 +277,21 @@ def test_defend_reads_every_close_pair_when_paraphrases_are_exempt(recording_nli
         config.replace(paraphrase_budget="exempt"), nli=recording_nli, embedder=fake_embedder
     ).defend("bridge?", passages)
     assert close <= set(seen)
+
+
+def test_max_pairs_keeps_the_pairs_of_the_claims_most_relevant_to_the_query(
+    fake_nli, clean_passages
+):
+    query = "When was the Eiffel Tower completed?"
+
+    def defended(max_pairs):
+        engine = Mirage(NO_SIGNALS.replace(max_pairs=max_pairs), fake_nli)
+        v = engine.defend(query, clean_passages)
+        return v, {tuple(sorted((e.premise, e.hypothesis))) for e in v.edges}
+
+    every, all_pairs = defended(None)
+    capped, kept = defended(len(all_pairs) - 1)
+    assert capped.candidate_stats["nli_pairs"] == len(kept) == len(all_pairs) - 1
+    weight = {p: min(every.relevance[p[0]], every.relevance[p[1]]) for p in all_pairs}
+    [dropped] = all_pairs - kept
+    assert all(weight[dropped] < weight[p] for p in kept)
