@@ -6,6 +6,7 @@ The double is for algorithm and adapter plumbing tests only; it is never a defau
 from __future__ import annotations
 
 import importlib.util
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -52,6 +53,25 @@ def lexical_nli(premises: list[str], hypotheses: list[str]) -> np.ndarray:
         else:
             rows.append(NEUTRAL)
     return np.asarray(rows, dtype=np.float64).reshape(-1, 3)
+
+
+class LexicalSpy:
+    """:func:`lexical_nli` behind the NLI backend protocol's minimum (``predict`` only: no cache,
+    no ``apredict``), recording the size and the thread of each batch it scores."""
+
+    def __init__(self) -> None:
+        self.batches: list[int] = []
+        self.threads: list[int] = []
+
+    def predict(self, premises: list[str], hypotheses: list[str]) -> np.ndarray:
+        self.batches.append(len(premises))
+        self.threads.append(threading.get_ident())
+        return lexical_nli(premises, hypotheses)
+
+
+def down_nli(premises: list[str], hypotheses: list[str]) -> np.ndarray:
+    """An NLI backend whose server is down: every call raises."""
+    raise RuntimeError("model server down")
 
 
 def fragile_nli(premises: list[str], hypotheses: list[str]) -> np.ndarray:

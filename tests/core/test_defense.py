@@ -6,13 +6,14 @@ import asyncio
 import copy
 import math
 import threading
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from mirage_core import CallableNLI, Mirage, MirageConfig, NLIError, Passage
 from mirage_core.types import UNSOURCED
-from tests.conftest import NO_SIGNALS, lexical_nli
+from tests.conftest import NO_SIGNALS, LexicalSpy, down_nli, lexical_nli
 
 QUERY = "When was the Eiffel Tower completed?"
 
@@ -173,13 +174,9 @@ def test_non_english_text(mirage):
     assert len(ru.claims) == 2 and ru.decision == "verified"
 
 
-def _failing(premises, hypotheses):
-    raise RuntimeError("model server down")
-
-
 def _policy(policy: str) -> MirageConfig:
     # the policy is the NLI step's: no embedder needed to read it
-    return MirageConfig(coordination="none", nli_error_policy=policy)
+    return NO_SIGNALS.replace(nli_error_policy=policy)
 
 
 @pytest.mark.parametrize(
@@ -190,7 +187,7 @@ def _policy(policy: str) -> MirageConfig:
     ],
 )
 def test_nli_error_policy(clean_passages, policy, decision, text):
-    v = Mirage(_policy(policy), CallableNLI(_failing)).defend(QUERY, clean_passages)
+    v = Mirage(_policy(policy), CallableNLI(down_nli)).defend(QUERY, clean_passages)
     assert v.decision == decision and text in v.reason and "model server down" in v.nli_error
     assert v.to_dict()["r_contr"] is None  # no contradiction was measured
     assert math.isnan(v.r_contr) and v.candidate_stats["nli_pairs"] > 0  # the pairs it tried
@@ -203,7 +200,7 @@ def test_nli_error_policy(clean_passages, policy, decision, text):
 
 def test_nli_error_policy_raise(clean_passages):
     with pytest.raises(NLIError, match="model server down"):
-        Mirage(_policy("raise"), CallableNLI(_failing)).defend(QUERY, clean_passages)
+        Mirage(_policy("raise"), CallableNLI(down_nli)).defend(QUERY, clean_passages)
     bad_shape = CallableNLI(lambda p, h: np.zeros((len(p), 2)))
     with pytest.raises(NLIError, match="shape"):
         Mirage(_policy("raise"), bad_shape).defend(QUERY, clean_passages)
@@ -213,16 +210,10 @@ def test_nli_error_policy_raise(clean_passages):
 def test_defend_many_shares_one_nli_call_and_equals_defend(
     fake_nli, clean_passages, polluted_passages
 ):
-    calls = []
-
-    class Spy:
-        def predict(self, p, h):
-            calls.append(len(p))
-            return fake_nli.predict(p, h)
-
-    m = Mirage(MirageConfig(), Spy())
+    spy = LexicalSpy()
+    m = Mirage(MirageConfig(), spy)
     many = m.defend_many([QUERY, QUERY], [clean_passages, polluted_passages])
-    assert len(calls) == 1
+    assert len(spy.batches) == 1
     single = [
         Mirage(MirageConfig(), fake_nli).defend(QUERY, ps)
         for ps in (clean_passages, polluted_passages)
@@ -286,21 +277,10 @@ async def test_many_concurrent_adefend_calls_finish(fake_nli, clean_passages):
     assert len(verdicts) == 40 and all(v.passed for v in verdicts)
 
 
-class PredictOnlyNLI:
-    """The NLI backend protocol's minimum: ``predict`` and nothing else (no ``apredict``)."""
-
-    def __init__(self) -> None:
-        self.threads: list[int] = []
-
-    def predict(self, premises, hypotheses):
-        self.threads.append(threading.get_ident())
-        return lexical_nli(premises, hypotheses)
-
-
 async def test_adefend_many_runs_a_predict_only_backend_off_the_loop(
     clean_passages, polluted_passages
 ):
-    backend = PredictOnlyNLI()
+    backend = LexicalSpy()
     inputs = [clean_passages, polluted_passages]
     many = await Mirage(NO_SIGNALS, backend).adefend_many([QUERY] * 2, inputs)
     alone = [Mirage(NO_SIGNALS, CallableNLI(lexical_nli)).defend(QUERY, ps) for ps in inputs]
@@ -308,21 +288,18 @@ async def test_adefend_many_runs_a_predict_only_backend_off_the_loop(
     assert [v.decision for v in many] == ["verified", "fallback"]
     assert backend.threads and threading.get_ident() not in backend.threads
 
-    class Down(PredictOnlyNLI):
-        def predict(self, premises, hypotheses):
-            raise RuntimeError("model server down")
-
+    down = SimpleNamespace(predict=down_nli)  # predict only, like the spy
     with pytest.raises(NLIError, match="model server down"):
-        await Mirage(_policy("raise"), Down()).adefend_many([QUERY], [clean_passages])
+        await Mirage(_policy("raise"), down).adefend_many([QUERY], [clean_passages])
 
 
 async def test_a_batch_with_nothing_to_score_calls_no_backend():
-    backend = PredictOnlyNLI()
+    backend = LexicalSpy()
     engine = Mirage(NO_SIGNALS, backend)
     one_page = [Passage("The tower was completed in 1889 in Paris.", source="https://a.example")]
     verdicts = engine.defend_many([QUERY, QUERY], [one_page, []])
     verdicts += await engine.adefend_many([QUERY, QUERY], [one_page, []])
-    assert [v.decision for v in verdicts] == ["fallback"] * 4 and backend.threads == []
+    assert [v.decision for v in verdicts] == ["fallback"] * 4 and backend.batches == []
 
 
 def test_a_verdict_times_its_steps(clean_passages):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from mirage_core import Mirage, MirageConfig, Passage
-from tests.conftest import flagged_group
+from tests.conftest import NO_SIGNALS, flagged_group
 
 QUERY = "Where was Thomas Edison born?"
 CORROBORATED = dict(min_support=1, coordinated_min_support=None, coordinated_d_min=None)
@@ -74,6 +74,6 @@ def test_a_source_is_a_domain_or_an_independence_group(independence, expected):
         Claim(i, "Edison was born in Milan.", i, 0, 25, h, h, 1.0, frozenset(), group=g)
         for i, (h, g) in enumerate(hosts_groups)
     ]
-    config = MirageConfig(independence=independence, coordination="none")
+    config = NO_SIGNALS.replace(independence=independence)
     none = np.zeros(len(claims), dtype=bool)
     assert source_count(claims, [0, 1, 2], none, config, count="selected") == expected

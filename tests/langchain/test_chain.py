@@ -18,11 +18,11 @@ from langchain_core.prompt_values import PromptValue
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import RunnableLambda
 
-from mirage_core import CallableNLI, Mirage, MirageConfig
+from mirage_core import Mirage, MirageConfig
 from mirage_core.config import MethodSettings
 from mirage_core.prompts import FALLBACK_PROMPT, render_prompt
 from mirage_langchain import MirageRetriever, create_mirage_rag_chain
-from tests.conftest import NO_SIGNALS, lexical_nli
+from tests.conftest import NO_SIGNALS, LexicalSpy
 from tests.langchain.conftest import two_path_child
 
 QUESTION = "Where is the Eiffel Tower located?"
@@ -249,35 +249,21 @@ def test_empty_question_takes_the_fallback(fake_nli, clean_docs):
 
 
 # -- the engine the chain is given --------------------------------------------------------------------
-def counting_nli(scored: list[int]) -> CallableNLI:
-    """A fresh NLI test double (its own pair cache) that records each batch it scores."""
-
-    def nli(premises, hypotheses):
-        scored.append(len(premises))
-        return lexical_nli(premises, hypotheses)
-
-    return CallableNLI(nli)
-
-
 def test_the_chain_defends_with_the_engine_it_is_given(clean_docs):
-    scored: list[int] = []
     model = ParrotFakeChatModel()
-    chain = create_mirage_rag_chain(
-        lambda q: clean_docs, model, config=NO_SIGNALS, nli=counting_nli(scored)
-    )
-    assert chain.invoke(QUESTION)["route"] == "verified" and scored
+    spy = LexicalSpy()
+    chain = create_mirage_rag_chain(lambda q: clean_docs, model, config=NO_SIGNALS, nli=spy)
+    assert chain.invoke(QUESTION)["route"] == "verified" and spy.batches
 
     strict = NO_SIGNALS.replace(d_min=len(clean_docs) + 1)
-    chain = create_mirage_rag_chain(
-        lambda q: clean_docs, model, config=strict, nli=counting_nli([])
-    )
+    chain = create_mirage_rag_chain(lambda q: clean_docs, model, config=strict, nli=LexicalSpy())
     out = chain.invoke(QUESTION)
     assert out["route"] == "fallback" and "d_min" in out["verdict"].reason
 
-    scored.clear()
-    engine = Mirage(NO_SIGNALS, nli=counting_nli(scored))
+    spy = LexicalSpy()
+    engine = Mirage(NO_SIGNALS, nli=spy)
     chain = create_mirage_rag_chain(lambda q: clean_docs, model, mirage=engine)
-    assert chain.invoke(QUESTION)["route"] == "verified" and scored
+    assert chain.invoke(QUESTION)["route"] == "verified" and spy.batches
 
 
 async def test_the_async_chain_awaits_the_retriever_s_async_path(fake_nli, clean_docs):

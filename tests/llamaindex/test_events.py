@@ -16,7 +16,7 @@ from llama_index.core.schema import ImageNode, NodeWithScore
 
 from mirage_core import CallableNLI, Verdict
 from mirage_llamaindex import MirageGateEvent, MiragePostprocessor, MirageQueryEngine
-from tests.conftest import NO_SIGNALS
+from tests.conftest import NO_SIGNALS, down_nli
 
 pytestmark = pytest.mark.model
 
@@ -124,10 +124,7 @@ async def test_async_postprocessing_reports_the_query_it_was_given(recorder, fak
 
 
 def test_a_failed_nli_call_reports_no_contradiction_mass(recorder, clean_nodes):
-    def failing(premises, hypotheses):
-        raise RuntimeError("the NLI service is down")
-
-    pp = MiragePostprocessor(NO_SIGNALS, CallableNLI(failing))
+    pp = MiragePostprocessor(NO_SIGNALS, CallableNLI(down_nli))
     assert pp.postprocess_nodes(clean_nodes, query_str="Where is the Eiffel Tower?") == []
     [event] = recorder.events
     assert event.decision == "fallback" and "NLI failed" in event.reason
