@@ -300,7 +300,7 @@ def test_the_engine_runs_on_the_arguments_given(fake_nli, fixed_retriever, clean
     assert MirageQueryEngine(fixed_retriever([]), MockLLM(), mirage=shared).mirage is shared
 
 
-def test_both_prompts_can_be_updated(fake_nli, fixed_retriever, clean_nodes, polluted_nodes):
+def test_both_prompts_can_be_updated(fake_nli, fixed_retriever, clean_nodes):
     engine = MirageQueryEngine(
         fixed_retriever(clean_nodes),
         MockLLM(),
@@ -323,7 +323,7 @@ def test_both_prompts_can_be_updated(fake_nli, fixed_retriever, clean_nodes, pol
         {"config": MirageConfig()},
         {"nli": "any"},
         {"embedder": lambda texts: np.ones((len(texts), 2))},
-        {"mirage": None},  # replaced below by a ready engine
+        {"mirage": Mirage(NO_SIGNALS)},
         {"output": "claims"},
     ],
 )
@@ -331,8 +331,6 @@ def test_a_ready_postprocessor_takes_no_engine_arguments(
     fake_nli, fixed_retriever, engine_argument
 ):
     pp = MiragePostprocessor(NO_SIGNALS, fake_nli)
-    if "mirage" in engine_argument:
-        engine_argument = {"mirage": pp.mirage}
     with pytest.raises(ValueError, match="not both"):
         MirageQueryEngine(fixed_retriever([]), MockLLM(), postprocessor=pp, **engine_argument)
 
