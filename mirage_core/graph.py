@@ -160,12 +160,11 @@ def claim_scores(
 
 @dataclass(frozen=True)
 class SourcedGraph:
-    """The claim graph with each claim's independence group (``groups`` index
-    ``group_names``) and n(c), its count of corroborating groups."""
+    """The claim graph with each claim's independence group (``groups``: an index per claim,
+    equal for claims of one group) and n(c), its count of corroborating groups."""
 
     graph: ClaimGraph
     groups: np.ndarray
-    group_names: np.ndarray
     support: np.ndarray
 
 
@@ -185,7 +184,7 @@ def build_graph(
         if len(left)
         else ClaimGraph.empty(n)
     )
-    group_names, groups = np.unique([c.group for c in claims], return_inverse=True)
+    _, groups = np.unique([c.group for c in claims], return_inverse=True)
     if config.independence != "none":
         graph = graph.without_support_within(groups)
-    return SourcedGraph(graph, groups, group_names, support_counts(graph, groups))
+    return SourcedGraph(graph, groups, support_counts(graph, groups))

@@ -66,8 +66,8 @@ def sentence_support(verdict: Verdict) -> np.ndarray:
     """Per claim: supported (w_supp > 0) by a claim of another group whose sentence states
     every fact of it (the engine's :func:`~mirage_core.corroboration.corroborate` with fact
     coverage, the quarantine aside)."""
-    names, groups = np.unique([c.group for c in verdict.claims], return_inverse=True)
-    sourced = SourcedGraph(verdict.graph, groups, names, verdict.support)
+    _, groups = np.unique([c.group for c in verdict.claims], return_inverse=True)
+    sourced = SourcedGraph(verdict.graph, groups, verdict.support)
     return corroborate(verdict.claims, sourced, fact_coverage=True).counts > 0
 
 

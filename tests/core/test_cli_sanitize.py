@@ -27,7 +27,7 @@ def test_the_sanitizer_keeps_text_and_layout() -> None:
     assert sanitize(text) == text
     assert sanitize("a\nb", newlines=False) == "a\\u000ab"
     assert sanitize("\U000e0041") == "\\udb40\\udc41"  # a tag character: a JSON surrogate pair
-    assert sanitize("\ud800") == "\\ud800"  # a lone surrogate no longer crashes print
+    assert sanitize("\ud800") == "\\ud800"  # a lone surrogate prints as an escape
     hostile = json.dumps({"s": "x\u202e\x9b" + CLEAR}, ensure_ascii=False)
     assert json.loads(sanitize(hostile)) == json.loads(hostile)  # JSON keeps its meaning
 

@@ -136,6 +136,12 @@ def test_average_linkage_weighs_a_group_by_its_size():
     assert groups(mean + 1e-6) == ["a.org (+2)"] * 3 + ["d.org"]
 
 
+def test_a_cosine_equal_to_the_threshold_makes_one_source():
+    emb = np.array([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0]])  # cosines 0.8 (a, b), 0.6, 0.0
+    groups = independence_groups(list("abc"), ["a.org", "b.org", "c.org"], "embedding", emb, 0.8)
+    assert groups == ["a.org (+1)", "a.org (+1)", "c.org"]
+
+
 def test_the_paper_lets_coordinated_poisons_win(mirage_for):
     v = Mirage(MirageConfig.paper(), nli=mirage_for().nli).defend(QUERY, [GOLD, *POISONS])
     assert v.passed and "Toni Morrison" in delivered(v) and "Alice Walker" not in delivered(v)
@@ -360,7 +366,7 @@ def test_stage_timings_do_not_count_embedding_twice(fake_nli):
     v = m.defend(QUERY, CLEAN)
     wall = time.perf_counter() - t0
     assert v.timings["embed"] >= 0.6  # passages, then claims
-    # Before the fix each of these held a 0.3 s embedding call as well.
+    # Neither step's own time holds one of the 0.3 s embedding calls.
     assert v.timings["claims"] < 0.3 and v.timings["pairs"] < 0.3
     assert v.timings["total"] <= wall
 

@@ -135,7 +135,7 @@ def test_a_defended_part_weighs_only_its_conflicts_with_claims_outside_s_star(ru
     # S* = {0, 1, 2}, claim 3 outside it; 1 contradicts 3, 0 contradicts 2 (inside S*).
     graph = claim_graph(4, contradicts=((1, 3), (0, 2)))
     groups = np.array([0, 1, 2, 3])
-    sourced = SourcedGraph(graph, groups, groups.astype(str), np.zeros(4))
+    sourced = SourcedGraph(graph, groups, np.zeros(4))
     selected = np.array([0, 1, 2])
     none = Corroboration(np.zeros(4, dtype=np.int64), np.empty(0, int), np.empty(0, int))
 

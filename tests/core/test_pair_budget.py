@@ -7,8 +7,9 @@ import pytest
 
 from mirage_core import Mirage, MirageConfig, Passage
 from mirage_core.config import MethodSettings
+from mirage_core.evidence import Evidence
 from mirage_core.pair_budget import apply_budget, partner_ranks
-from mirage_core.pairs import candidate_pairs, rank_by_similarity
+from mirage_core.pairs import build_pairs, candidate_pairs, rank_by_similarity
 from mirage_core.types import Claim
 from tests.conftest import NO_SIGNALS, entail_all
 
@@ -21,6 +22,10 @@ def claim(i: int, tokens: str, source: str) -> Claim:
 
 def pair_set(pairs) -> set[tuple[int, int]]:
     return set(zip(pairs.left.tolist(), pairs.right.tolist(), strict=True))
+
+
+# Unit vectors that reverse the lexical order of `two_per_source`: 0 is closest to 3, 1 to 2.
+REVERSING = np.array([[1, 0, 0], [0, 1, 0], [0, 1, 0], [1, 0, 0], [0.6, 0.8, 0]], dtype=float)
 
 
 @pytest.fixture
@@ -135,9 +140,7 @@ def test_defend_scores_only_budgeted_pairs_in_both_directions(recording_nli):
 
 def test_embedding_ranking_keeps_each_claims_semantically_closest_partner(two_per_source):
     pairs = candidate_pairs(two_per_source, tau=0.2)
-    # Embeddings that reverse the lexical order: 0 is closest to 3, 1 to 2 (unit vectors).
-    emb = np.array([[1, 0, 0], [0, 1, 0], [0, 1, 0], [1, 0, 0], [0.6, 0.8, 0]], dtype=float)
-    ranked = rank_by_similarity(pairs, emb)
+    ranked = rank_by_similarity(pairs, REVERSING)
     assert pair_set(ranked) == pair_set(pairs)  # same pairs, new priority
     assert ranked.rank_key.tolist() == sorted(ranked.rank_key.tolist(), reverse=True)
     kept = apply_budget(ranked, two_per_source, partners_per_claim=1, max_pairs=None)
@@ -295,3 +298,41 @@ def test_max_pairs_keeps_the_pairs_of_the_claims_most_relevant_to_the_query(
     weight = {p: min(every.relevance[p[0]], every.relevance[p[1]]) for p in all_pairs}
     [dropped] = all_pairs - kept
     assert all(weight[dropped] < weight[p] for p in kept)
+
+
+@pytest.mark.parametrize("ranking", ["overlap", "embedding"])
+def test_build_pairs_ranks_partners_the_way_the_config_asks(two_per_source, ranking):
+    # Paraphrase pairs are on under both rankings, so the claims are embedded either way and
+    # only the ranking setting can decide which partner each claim keeps.
+    config = MirageConfig(
+        partners_per_claim=1,
+        method=MethodSettings(
+            tau=0.2,
+            partner_ranking=ranking,
+            paraphrase_pairs=True,
+            paraphrase_threshold=0.95,
+            pair_relevant_only=False,
+        ),
+    )
+    evidence = Evidence("q", 3, claims=two_per_source)
+    pairs = build_pairs(evidence, config, lambda texts: REVERSING[: len(texts)])
+    assert evidence.claim_embeddings is not None and pairs.paraphrase == 0
+    if ranking == "overlap":
+        assert pair_set(pairs) == {(0, 2), (1, 3), (0, 4)}
+    else:
+        assert {(0, 3), (1, 2)} <= pair_set(pairs)
+        assert not {(0, 2), (1, 3)} & pair_set(pairs)
+
+
+def test_build_pairs_caps_by_the_evidence_relevance(two_per_source):
+    config = MirageConfig(
+        partners_per_claim=None,
+        max_pairs=1,
+        method=MethodSettings(tau=0.2, pair_relevant_only=False),
+    )
+    evidence = Evidence("q", 3, claims=two_per_source)
+    evidence.relevance = np.array([0.1, 1.0, 0.1, 1.0, 1.0])
+    # (0, 2) has the top overlap, but its claims are off the query: the cap keeps (1, 3).
+    assert pair_set(build_pairs(evidence, config, None)) == {(1, 3)}
+    evidence.relevance = None
+    assert pair_set(build_pairs(evidence, config, None)) == {(0, 2)}

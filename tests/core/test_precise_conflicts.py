@@ -6,7 +6,8 @@ import pytest
 
 from mirage_core import CallableNLI, Mirage, MirageConfig, Passage
 from mirage_core.config import MethodSettings
-from mirage_core.graph import ClaimGraph, symmetric_contra
+from mirage_core.graph import ClaimGraph, build_graph, symmetric_contra
+from tests.conftest import worded_claims
 
 
 def _probs(forward, backward):
@@ -31,6 +32,23 @@ def test_one_directional_contradiction_is_dropped_under_min():
     assert both.w_contr.tolist() == [0.0, 0.0]
     # the record keeps each direction's own probabilities
     assert both.probs[:, 2].tolist() == pytest.approx([0.8, 0.2])
+
+
+@pytest.mark.parametrize("symmetry", ["each", "min", "mean", "max"])
+def test_build_graph_combines_directions_as_the_config_asks(symmetry):
+    claims = worded_claims(
+        [("The tower was completed in 1889.", "a.example"), ("It opened in 1925.", "b.example")]
+    )
+    config = MirageConfig(method=MethodSettings(contradiction_symmetry=symmetry, kappa=0.05))
+    probs = _probs([0.9], [0.1])
+    sourced = build_graph(claims, np.array([0]), np.array([1]), probs, config)
+    assert sourced.graph.w_contr.tolist() == pytest.approx(symmetric_contra(probs, symmetry))
+
+
+def test_an_empty_graph_has_no_edges_and_three_labels():
+    graph = ClaimGraph.empty(4)
+    assert len(graph) == 0 and graph.n_claims == 4 and graph.probs.shape == (0, 3)
+    assert graph.mass() == (0.0, 0.0)
 
 
 def test_mass_weighs_edges():

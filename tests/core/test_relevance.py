@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from mirage_core.claims import content_tokens
-from mirage_core.relevance import edge_relevance, lexical_relevance
+from mirage_core.relevance import edge_relevance, lexical_relevance, stem
 from mirage_core.types import Claim
 
 
@@ -22,6 +22,12 @@ def test_lexical_relevance_saturates_and_stems():
     assert rel[2] == 0.0
     strict = lexical_relevance("When was the Eiffel Tower completed?", claims, saturation=1.0)
     assert strict[1] == pytest.approx(1 / 3)
+
+
+def test_a_stem_cuts_a_word_and_keeps_a_number_whole():
+    assert stem("completed") == stem("completion") == "compl"
+    assert stem("tower") == "tower"
+    assert stem("18891231") == "18891231"  # another number than "18890101"
 
 
 def test_query_without_content_words_makes_everything_relevant():

@@ -14,7 +14,7 @@ from tests.conftest import claim_graph
 def sides(graph, selected: tuple[int, ...]) -> Tie | None:
     """The tie over ``graph`` with every claim in a group of its own."""
     groups = np.arange(graph.n_claims)
-    sourced = SourcedGraph(graph, groups, groups.astype(str), np.zeros(graph.n_claims))
+    sourced = SourcedGraph(graph, groups, np.zeros(graph.n_claims))
     return tie_sides(sourced, np.array(selected), None)
 
 
