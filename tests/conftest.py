@@ -6,6 +6,8 @@ The double is for algorithm and adapter plumbing tests only; it is never a defau
 from __future__ import annotations
 
 import importlib.util
+import os
+import sys
 import threading
 from pathlib import Path
 
@@ -27,6 +29,20 @@ def load_script(name: str):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _fresh_memos_under_mutation():
+    """Under mutmut, each mutant's tests run in a process forked from one that has already
+    run them on the unmutated code: empty mirage's memoized functions (``lru_cache``) first,
+    so that none answers a mutant with the unmutated code's result."""
+    if "MUTANT_UNDER_TEST" in os.environ:
+        for name, module in list(sys.modules.items()):
+            if name.partition(".")[0] in ("mirage_core", "mirage_langchain", "mirage_llamaindex"):
+                for value in list(vars(module).values()):
+                    if callable(getattr(value, "cache_clear", None)):
+                        value.cache_clear()
+    yield
 
 
 #: The default method without the coordination signals: no packaged model loads, so a test of

@@ -471,6 +471,18 @@ def test_a_first_word_before_other_words_stays_unread():
     assert answer_facts("1498 painted over", words, "last_word", asked) == {
         "number": frozenset({"1498"})
     }
+    assert answer_facts("June painted it over.", words, "last_word", asked) == {
+        "month": frozenset({"june"})
+    }
+    # a first word in lower case is read as the text writes it: no capital, no name
+    assert answer_facts("leonardo painted it in Milan.", words, "last_word", asked) == {}
+
+
+def test_a_possessive_first_word_names_its_owner():
+    asked = relation_stems(SUPPER)
+    words = {"painted", "last", "supper", "milan"}
+    text = "Leonardo's painting of the Last Supper in Milan decays."
+    assert answer_facts(text, words, "last_word", asked) == {"name": frozenset({"leonardo"})}
 
 
 def test_the_gate_reads_subjects_as_its_settings_say():
