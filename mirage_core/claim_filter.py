@@ -95,7 +95,7 @@ def non_claim_reason(sentence: str) -> str | None:
     if _LIST_INTRO.search(text):
         return "list intro or item"
     detached = bool(_DETACHED.search(text))
-    if not detached and (_TERMINAL.search(text) or text.endswith("!")):
+    if not detached and _TERMINAL.search(text):
         return None
     words = _WORD.findall(text)
     if _is_title_case(words):

@@ -19,7 +19,16 @@ from mirage_core.claim_filter import NON_CLAIM_REASONS, non_claim_reason
         ("Subscribe to our newsletter for more stories", "boilerplate"),
         ("The tower's main features include:", "list intro or item"),
         ("Storm Topples Old Oak Tree", "headline"),
+        ("Eiffel Tower", "headline"),  # two words are enough for a title
+        ("Building the Tower of Paris in the Age of Iron", "headline"),  # small words aside
+        ("History of the Eiffel Tower and its Lifts", "headline"),  # four capitals in five
         ("Drink plenty of water", "fragment"),
+        ("Paris", "fragment"),  # one word is no title
+        ("The tower was built fast", "fragment"),  # five words without end punctuation
+        ("tickets, lifts and stairs,", "list intro or item"),
+        ("  ", "fragment"),
+        # a byline of ten words at most
+        ("By Jane Doe and John Roe, staff writers in Paris", "boilerplate"),
     ],
 )
 def test_non_claims_are_named(sentence, reason):
@@ -32,6 +41,8 @@ def test_non_claims_are_named(sentence, reason):
     [
         "The Eiffel Tower was completed in 1889.",
         "Strong winds topple old oak tree at City Hall",  # a statement without its period
+        "The tower was built very fast",  # six words
+        "By Jane Doe and John Roe, staff writers for the paper.",  # eleven words: no byline
         "By contrast, the tower is 330 metres tall.",
         "Subscribers of the paper read it first.",
         "Copyright law protects the tower's night illumination.",

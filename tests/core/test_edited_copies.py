@@ -55,8 +55,11 @@ def test_a_paraphrase_and_a_longer_copy_still_vouch():
     premise, hypothesis = np.array([0, 0, 3]), np.array([1, 2, 0])
     assert edited_copies(claims, premise, hypothesis, 0.5).tolist() == [False, False, False]
     assert edited_copies(claims, premise[:0], hypothesis[:0], 0.5).size == 0
-    with pytest.raises(ValueError, match="min_overlap"):
-        edited_copies(claims, premise, hypothesis, 0.0)
+    for outside in (0.0, 1.01):
+        with pytest.raises(ValueError, match="min_overlap"):
+            edited_copies(claims, premise, hypothesis, outside)
+    # at 1 only a copy in the very same words would count, and such a copy lacks no word
+    assert not edited_copies(claims, premise, hypothesis, 1.0).any()
 
 
 def test_corroboration_drops_an_edited_copys_support():

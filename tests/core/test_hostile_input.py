@@ -88,6 +88,16 @@ def test_cyrillic_look_alikes_are_folded(engine):
 
 def test_a_word_wholly_in_another_script_is_left_alone():
     assert normalize_text("Москва — столица России.").text == "Москва — столица России."
+    # and the words after it are still read: "а" in "Pаris" is Cyrillic
+    assert normalize_text("Москва or Pаris").text == "Москва or Paris"
+
+
+@pytest.mark.parametrize(
+    ("disguised", "latin"),
+    [("сaр", "cap"), ("zоо", "zoo")],  # the only Latin letter is "a" or "z"; the rest Cyrillic
+)
+def test_a_word_with_any_latin_letter_is_folded(disguised, latin):
+    assert normalize_text(f"The {disguised} is here.").text == f"The {latin} is here."
 
 
 def test_offsets_stay_exact_through_nfkc_and_combining_marks():
@@ -102,6 +112,7 @@ def test_controls_and_lone_surrogates_are_replaced():
     norm = normalize_text("a\x00b\ud800c\u2028d\udfffe")
     assert norm.text == "a b\ufffdc\nd\ufffde"  # the first and the last surrogate
     assert not re.search(r"[\x00-\x08\ud800-\udfff\u2028]", norm.text)
+    assert normalize_text("a\x00b\ue000c").text == "a b\ue000c"  # the code point after them
 
 
 INJECTIONS = [
