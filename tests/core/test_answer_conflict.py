@@ -2,6 +2,7 @@ import pytest
 
 from mirage_core import CallableNLI, Mirage, MirageConfig, Passage
 from mirage_core.answer_conflict import (
+    AnswerConflict,
     answer_conflicts,
     answer_facts,
     question_kinds,
@@ -45,6 +46,19 @@ def test_two_sources_naming_different_numbers_conflict():
     assert "first claim" not in found[0].describe(claims)
 
 
+def test_a_conflict_names_its_claims_sources_and_facts():
+    claims = [_claim(0, "It is 324 or 300 metres tall."), _claim(1, "It is 410 or 330 metres.")]
+    both = AnswerConflict(0, 1, "number", ("324", "300"), ("410", "330"), True, True)
+    assert both.describe(claims) == (
+        "claims 0 (s0) and 1 (s1) both answer the question (claims 0 and 1 with the page's "
+        "first claim and the one before) and name different numbers: 324, 300 vs 410, 330"
+    )
+    own = AnswerConflict(0, 1, "number", ("324",), ("410",))
+    assert own.describe(claims) == (
+        "claims 0 (s0) and 1 (s1) both answer the question and name different numbers: 324 vs 410"
+    )
+
+
 def test_shared_fact_same_source_and_off_question_claims_do_not_conflict():
     claims = [
         _claim(0, "The Eiffel Tower in Paris is 330 metres tall."),
@@ -72,6 +86,19 @@ def test_names_of_different_people_conflict_once_per_pair():
     assert [(c.kind, c.left_facts, c.right_facts) for c in found] == [
         ("name", ("koechlin", "maurice"), ("sauvestre", "stephen"))
     ]
+
+
+def test_a_pair_conflicts_in_its_first_kind_only_and_one_source_never():
+    query = "Who designed the Eiffel Tower, and when?"
+    claims = [
+        _claim(0, "The Eiffel Tower was designed in 1884 by Koechlin.", "s0"),
+        _claim(1, "The Eiffel Tower was designed in 1886 by Sauvestre.", "s1"),
+        _claim(2, "The Eiffel Tower was designed in 1884 by Nouguier.", "s0"),
+    ]
+    found = answer_conflicts(query, claims, [0, 1, 2], min_share=0.6)
+    # 0 and 1, 1 and 2 differ in the year and the name: one conflict each, by the year; 0 and
+    # 2 differ in the name, but one source cannot conflict with itself
+    assert [(c.left, c.right, c.kind) for c in found] == [(0, 1, "number"), (1, 2, "number")]
 
 
 PASSAGES = [
@@ -242,6 +269,19 @@ def test_passage_scope_reads_the_rest_of_the_other_page():
     assert by_page[0].left_facts == ("au",) and by_page[0].right_facts == ("ag",)
     with pytest.raises(ValueError, match="scope"):
         answer_conflicts(query, claims, [0, 1], min_share=0.6, scope="page")
+
+
+def test_passage_scope_reads_each_page_for_the_others_answer():
+    query = "What is the chemical symbol for gold?"
+    claims = _pages(
+        ("The chemical symbol for gold is Au in most tables.", 0),
+        ("Some old tables print Ag.", 0),
+        ("The chemical symbol for gold is Ag in this table.", 1),
+        ("Other tables print Au.", 1),
+    )
+    assert [(c.left, c.right) for c in answer_conflicts(query, claims, [0, 2], 0.6)] == [(0, 2)]
+    # each page names the other's answer too: neither answers differently from the other
+    assert answer_conflicts(query, claims, [0, 2], 0.6, scope="passage") == []
 
 
 def test_config_passes_the_scope_to_the_gate():

@@ -22,6 +22,15 @@ from mirage_core.factcheck import fact_conflict
         ),
         ("The tower is tall.", "The tower is very tall.", False),
         ("", "anything", False),
+        # the year set against 1961 is one the other sentence also states
+        (
+            "He was born in 1961 in Hawaii, elected in 2008.",
+            "He was born in 2008 in Hawaii.",
+            False,
+        ),
+        # a value replaced by up to three words is read; by four, the sentences part ways
+        ("The tower is 330 metres tall.", "The tower is about 410 odd metres tall.", True),
+        ("The tower is 330 metres tall.", "The tower is just about 410 odd metres tall.", False),
     ],
 )
 def test_fact_conflict(a, b, expected):
@@ -55,6 +64,8 @@ def test_min_similarity_keeps_minimal_edits_only():
         "The tower was completed in 1925 in Paris.",
     )
     assert fact_conflict(*edit, min_similarity=0.7)
+    # 7 of the 8 tokens align: a similarity of exactly 7/8 is enough
+    assert fact_conflict(*edit, min_similarity=7 / 8)
     # Two different sentences on one topic that happen to align two numbers.
     a = "Bad Bunny won album of the year at the 68th annual Grammy Awards on Sunday night."
     b = "The record won album of the year at the 2026 Grammy Awards, a first for a Spanish-language album sung by him."

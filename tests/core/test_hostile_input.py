@@ -106,6 +106,9 @@ def test_offsets_stay_exact_through_nfkc_and_combining_marks():
     assert norm.text == "The first café opened in 1686."
     start = norm.text.index("café")
     assert raw[slice(*norm.original_span(start, start + 4))] == "cafe\u0301"
+    # an empty span maps to an empty span where it stands, the end of the text included
+    assert norm.original_span(start, start) == (raw.index("cafe"),) * 2
+    assert norm.original_span(len(norm.text), len(norm.text)) == (len(raw), len(raw))
 
 
 def test_controls_and_lone_surrogates_are_replaced():
