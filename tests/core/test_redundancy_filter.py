@@ -16,8 +16,10 @@ from mirage_core.config import MethodSettings
 from mirage_core.graph import ClaimGraph
 from mirage_core.redundancy_filter import (
     MIN_PASSAGES,
+    _lower_median,
     estimate_n_adv,
     hold_back,
+    n_tfidf,
     redundant_passages,
     select_most_similar,
 )
@@ -65,6 +67,95 @@ def test_an_estimate_of_every_passage_holds_back_nothing():
     emb = np.eye(3)
     assert estimate_n_adv(texts, emb, "multi_hop") == 3
     assert redundant_passages(texts, emb, "multi_hop") == (3, ())
+
+
+def _one_hot(groups: list[int]) -> np.ndarray:
+    """One unit vector per passage, the same for passages of one group: cosine 1 or 0."""
+    return np.eye(max(groups) + 1)[groups]
+
+
+@pytest.mark.parametrize(
+    ("groups", "n_adv"),
+    [
+        # three copies stand out by their mean and median similarity: they are the estimate
+        ([0, 0, 0, 1], 3),
+        ([0, 0, 0, 1, 2], 3),
+        # two copies among three unrelated passages: the median of every passage is 0, not
+        # above the mean (0.28), so the estimate is the passages *not* standing out
+        ([0, 0, 1, 2, 3], 3),
+    ],
+)
+def test_the_concentration_estimate_counts_the_passages_that_stand_out(groups, n_adv):
+    texts = [f"passage {i}" for i in range(len(groups))]
+    assert estimate_n_adv(texts, _one_hot(groups), "multi_hop") == n_adv
+
+
+def test_the_lower_median_takes_the_lower_middle_value():
+    assert _lower_median(np.array([3.0, 1.0, 4.0, 2.0])) == 2.0
+    assert _lower_median(np.array([5.0, 1.0, 3.0])) == 3.0
+    columns = np.array([[1.0, 8.0], [4.0, 6.0], [2.0, 7.0], [3.0, 5.0]])
+    assert _lower_median(columns, axis=0).tolist() == [2.0, 6.0]
+
+
+def test_tfidf_vote_counts_passages_holding_most_of_the_top_terms():
+    texts = ["alpha beta gamma delta epsilon"] * 3 + ["alpha beta gamma", "zeta"]
+    # top five terms: alpha, beta, gamma, delta, epsilon; more than two of them in four passages
+    assert n_tfidf(texts) == 4
+    # top six adds zeta: the fourth passage holds three, not more than three
+    assert n_tfidf(texts, m=6) == 3
+    # stop words are no terms; a text of stop words alone gives no vote
+    assert n_tfidf(["the of and", "and the"]) == 0
+    shouted = ["ALPHA BETA GAMMA delta", "alpha beta gamma", "other words here"]
+    assert n_tfidf(shouted) == 2
+    assert n_tfidf(shouted, case_sensitive=True) == 1
+
+
+def test_the_most_similar_passages_are_picked_by_their_top_pair_similarities():
+    # cosines (0, 1) 0.8, (0, 2) 0.6, (2, 3) 0.6, every other pair 0; the diagonal is never read
+    gram = np.array(
+        [[1.5, 0.8, 0.6, 0.0], [0.8, 1.5, 0.0, 0.0], [0.6, 0.0, 1.5, 0.6], [0.0, 0.0, 0.6, 1.5]]
+    )
+    emb = np.linalg.cholesky(gram)
+    assert select_most_similar(0, emb) == []
+    assert select_most_similar(1, emb) == [0]  # the top pair, (0, 1); a tie goes to the index
+    assert select_most_similar(2, emb) == [0, 1]
+    # three picks read the top three pairs, squared: 0 scores 0.64 + 0.36, 2 scores 0.36 +
+    # 0.36, 1 scores 0.64 (cubed, 1 would come before 2)
+    assert select_most_similar(3, emb) == [0, 2, 1]
+    assert select_most_similar(4, emb) == [0, 1, 2, 3]
+    # 4 is close to both 2 and 3 (0.5 each, 0.25 + 0.25 squared): it stays below 0 and 1
+    # (0.81), where a plain sum (1.0 against 0.9) would rank it first
+    gram = np.eye(5) * 1.5
+    for i, j, cosine in [(0, 1, 0.9), (2, 4, 0.5), (3, 4, 0.5)]:
+        gram[i, j] = gram[j, i] = cosine
+    assert select_most_similar(3, np.linalg.cholesky(gram)) == [0, 1, 4]
+
+
+COPY = "alpha beta gamma delta epsilon"
+OWN = [
+    "zeta eta theta iota kappa lambda",
+    "mu nu xi omicron pi rho",
+    "sigma tau upsilon phi chi psi",
+]
+
+
+@pytest.mark.parametrize(
+    ("texts", "clusters", "n_adv"),
+    [
+        # two copies and three pages of their own: the TF-IDF vote (2 of 5) is no majority,
+        # so the smaller embedding cluster is the estimate
+        ([COPY] * 2 + OWN, [0, 0, 1, 1, 1], 2),
+        # three copies: the vote (3 of 5) is a majority, so the larger cluster is
+        ([COPY] * 3 + OWN[:2], [0, 0, 0, 1, 1], 3),
+    ],
+)
+def test_the_single_hop_estimate_takes_the_cluster_the_tfidf_vote_points_to(texts, clusters, n_adv):
+    # one direction per cluster, each passage a little apart from its cluster mates
+    n = len(texts)
+    emb = np.zeros((n, 2 + n))
+    emb[np.arange(n), clusters] = 1.0
+    emb[np.arange(n), 2 + np.arange(n)] = 0.05
+    assert estimate_n_adv(texts, emb) == n_adv
 
 
 def test_unknown_task_type_is_a_value_error(fake_embedder):
