@@ -30,6 +30,17 @@ def test_fold_drops_accents_and_trailing_decimal_zeros():
     assert fold("40%") == "40%"
     assert number_form(1_500_000.0) == "1500000"
     assert number_form(3.1) == "3.1"
+    assert number_form(0.125) == "0.125"
+    assert number_form(1e16) == "10000000000000000"
+    assert number_form(float("inf")) == "inf"
+
+
+def test_a_measure_states_no_value_below_a_thousandth_and_zero_only_itself():
+    assert added_forms("It is 5 mm wide.") == {"5", "0.5", "0.005", "~5"}  # not 0.000005 km
+    assert added_forms("It scored 0 points.") == {"~0"}
+    # a metric value is stated when exact to three decimals: 0.0012345 km is not 0.001 km
+    assert "0.001" not in added_forms("It is 1.2345 m long.")
+    assert "97.88" not in added_forms("Body heat is 36.6 °C.")  # one decimal at most
 
 
 @pytest.mark.parametrize(
@@ -49,6 +60,17 @@ def test_fold_drops_accents_and_trailing_decimal_zeros():
         ("Landed on 1969-07-20.", {"july"}),
         ("Gabriel García Márquez wrote it.", {"garcia", "marquez"}),
         ("It was 100 °F outside.", {"38"}),
+        ("Water boils at 100 °C.", {"212"}),
+        ("Body heat is 37 °C.", {"98.6", "99"}),
+        ("It is 98.6 degrees Fahrenheit.", {"37"}),
+        ("It weighs 5 kg.", {"5000", "0.005", "11", "176"}),  # g, tonnes, lb, oz
+        ("It is 2 m tall.", {"200", "2000", "6.6", "78.7", "2.2"}),  # one decimal under 100
+        ("It is 330 feet tall.", {"101", "110", "3960"}),  # metres, yards, inches
+        ("It is 1 m long.", {"0.001"}),  # kilometres, down to a thousandth
+        ("A yard is 0.9144 m.", {"1", "3", "36"}),  # yards, feet, inches
+        ("Body heat is 36.6 °C.", {"97.9", "98"}),
+        ("A ratio of 0.47 holds.", {"~0.5", "~0.47"}),
+        ("1234 people came.", {"~1000", "~1200", "~1230", "~1234"}),
     ],
 )
 def test_a_text_states_its_facts_in_their_other_forms(text, states):
