@@ -140,7 +140,8 @@ def _paraphrase_pairs(
     embeddings: np.ndarray, groups: np.ndarray, threshold: float
 ) -> tuple[np.ndarray, np.ndarray]:
     """(supporter, claim) index pairs of claims of different groups with cosine ≥ threshold,
-    both directions; the cosine matrix is computed block by block."""
+    both directions; the cosine matrix is computed block by block (``embeddings``: one row at
+    least)."""
     left, right = [], []
     for start in range(0, len(embeddings), _BLOCK):
         block = embeddings[start : start + _BLOCK] @ embeddings.T
@@ -149,8 +150,6 @@ def _paraphrase_pairs(
         keep = groups[i] != groups[j]
         left.append(i[keep])
         right.append(j[keep])
-    if not left:
-        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
     return np.concatenate(left), np.concatenate(right)
 
 

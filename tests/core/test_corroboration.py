@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -181,6 +183,60 @@ def test_the_configured_step_reads_the_question_and_fact_form_settings():
     assert counts(centuries, dated, fact_forms="tokens") == [1, 0]  # "thirteenth": no number
 
 
+def test_the_configured_step_reads_the_scope_and_veto_settings():
+    default = MirageConfig()
+    paged = [
+        dataclasses.replace(
+            c, tokens=content_tokens(c.text)
+        )  # a claim of no words vouches for none
+        for c in _paged_claims(
+            [
+                ("The Eiffel Tower was completed in 1889.", "a", 0),
+                ("The Eiffel Tower stands in Paris.", "b", 1),
+                ("The tower was completed in 1889 for the fair.", "b", 1),
+            ]
+        )
+    ]
+    sourced = _sourced(paged, [0], [2])
+    assert configured_corroboration(paged, sourced, default).counts[0] == 0
+    by_page = configured_corroboration(paged, sourced, default.replace(fact_scope="passage"))
+    assert by_page.counts[0] == 1  # "Eiffel" is on the supporter's page
+
+    near = worded_claims([("Sales rose sharply in May.", "a"), ("Sales fell sharply in May.", "b")])
+    leaning = build_graph(
+        near, np.array([0]), np.array([1]), np.array([[0.30, 0.25, 0.45]] * 2), MirageConfig()
+    )
+    emb = np.array([[1.0, 0.0], [0.96, 0.28]])
+    paraphrase = default.replace(paraphrase_support=0.9)
+
+    def counts(config) -> list[int]:
+        return configured_corroboration(near, leaning, config, embeddings=emb).counts.tolist()
+
+    assert counts(paraphrase) == [1, 1]
+    assert counts(paraphrase.replace(paraphrase_veto="leaning")) == [0, 0]
+
+
+def test_corroboration_is_computed_only_when_a_step_reads_it():
+    claims = worded_claims([("The tower is 330 metres tall.", "a"), ("It is 330 m.", "b")])
+    sourced = _sourced(claims, [0], [1])
+    off = MirageConfig().replace(corroborated_only="none", block_on_tie=False)
+    assert configured_corroboration(claims, sourced, off) is None
+    for reader in (
+        {"min_support": 1},  # the selection reads it, with fact coverage
+        {"min_support": 1, "fact_coverage": False, "paraphrase_support": 0.9},
+        {"corroborated_only": "delivery"},
+        {"source_count": "corroborating"},
+        {"block_on_tie": True, "conflict_rule": "majority"},
+    ):
+        assert configured_corroboration(claims, sourced, off.replace(**reader)) is not None
+    for idle in (
+        {"min_support": 1, "fact_coverage": False},  # the selection reads n(c) then
+        {"block_on_tie": True, "conflict_rule": "tie"},
+        {"conflict_rule": "majority"},
+    ):
+        assert configured_corroboration(claims, sourced, off.replace(**idle)) is None
+
+
 def test_a_sentence_of_the_query_s_own_words_vouches_for_nothing():
     query = "who played the oldest brother in 7th heaven"
     claims = worded_claims(
@@ -276,6 +332,16 @@ def test_a_paraphrase_the_nli_model_leans_to_contradict_corroborates_nothing_whe
         claims, agreeing, embeddings=emb, paraphrase_support=0.9, paraphrase_veto="leaning"
     )
     assert kept.counts.tolist() == [1, 1, 0]
+    # leaning means contradiction above entailment: not a tie, not above neutral alone
+    for reading in ([0.40, 0.20, 0.40], [0.50, 0.20, 0.30]):
+        graph = build_graph(
+            claims, np.array([0]), np.array([1]), np.array([reading] * 2), MirageConfig()
+        )
+        assert graph.graph.w_contr.max() == 0
+        even = corroborate(
+            claims, graph, embeddings=emb, paraphrase_support=0.9, paraphrase_veto="leaning"
+        )
+        assert even.counts.tolist() == [1, 1, 0], reading
 
 
 @pytest.fixture
@@ -314,6 +380,22 @@ def test_an_unread_paraphrase_corroborates_nothing_when_unread_vetoes():
         claims, unread, embeddings=emb, paraphrase_support=0.9, paraphrase_veto="unread_or_leaning"
     )
     assert strict.counts.tolist() == [0, 0, 0]
+    # a reading of one pair vetoes nothing beyond it: the unread pairs stay vetoed
+    third = _claims(
+        [("Sales rose in May.", "a"), ("Sales fell in May.", "b"), ("Sales rose in May.", "c")]
+    )
+    one_read = build_graph(
+        third, np.array([0]), np.array([1]), np.array([[0.30, 0.25, 0.45]] * 2), MirageConfig()
+    )
+    close = np.array([[1.0, 0.0], [0.96, 0.28], [0.99, 0.14]])
+    vetoed = corroborate(
+        third,
+        one_read,
+        embeddings=close,
+        paraphrase_support=0.9,
+        paraphrase_veto="unread_or_leaning",
+    )
+    assert vetoed.counts.tolist() == [0, 0, 0]
     agreeing = build_graph(
         claims, np.array([0]), np.array([1]), np.array([[0.45, 0.40, 0.15]] * 2), MirageConfig()
     )

@@ -4,7 +4,14 @@ import pytest
 
 from mirage_core import Mirage, MirageConfig, Passage
 from mirage_core.config import MethodSettings
-from mirage_core.garbled import MIN_WORDS, garbled_passages, garbled_share, is_misspelt
+from mirage_core.garbled import (
+    MIN_WORDS,
+    _vocabulary,
+    garbled_passages,
+    garbled_share,
+    is_known_word,
+    is_misspelt,
+)
 
 GOLD = (
     "Pat McCormick was an American actor and comedy writer known for playing Big Enos "
@@ -39,6 +46,15 @@ def test_a_misspelt_word_is_unknown_and_one_edit_from_a_known_one(word, misspelt
     assert is_misspelt(word) is misspelt
 
 
+def test_an_inflected_word_is_known_through_its_stem():
+    assert "accuracies" not in _vocabulary() and is_known_word("accuracies")  # accuracy
+    assert "accommodating" not in _vocabulary() and is_known_word("accommodating")  # -e
+    assert "apologied" not in _vocabulary() and is_known_word("apologied")  # apology, -ed
+    assert not is_known_word("accuracing")  # y becomes ie before -es and -ed only
+    # a stem of two letters is no stem: "am" is a word, "ams" is not one through it
+    assert "am" in _vocabulary() and not is_known_word("ams")
+
+
 def test_a_run_of_letters_is_not_expanded_into_its_edits(monkeypatch):
     """Hostile input: one "word" of 20,000 letters is longer than any known word plus one
     letter, so it is no misspelling, and its million edits are never generated."""
@@ -61,6 +77,7 @@ def test_typoed_copies_are_garbled_and_honest_technical_text_is_not():
     assert all(garbled_share(t) >= 0.4 for t in TYPOED)
     assert garbled_share(technical) == 0.0  # an out-of-vocabulary count reads 6 of 21
     assert garbled_share("camedy acter anhd") is None  # fewer than MIN_WORDS lower-case words
+    assert garbled_share(" ".join(["camedy"] * 4 + ["actor"] * 4)) == 0.5  # MIN_WORDS words
     assert MIN_WORDS == 8
     assert garbled_passages([GOLD, *TYPOED, technical], 0.3) == (1, 2)
 
