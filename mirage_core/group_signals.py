@@ -322,7 +322,7 @@ def group_signals(
     cosine = tightness = float("nan")
     if profile.sims is not None:
         cosine = _mean_cross(profile.sims, profile.cross, idx)
-        tightness = _tightness(profile.sims, profile.cross, idx, cosine)
+        tightness = _tightness(profile.sims, idx, cosine)
     sub_lex = profile.lexical[np.ix_(idx, idx)]
     pairs = sorted(
         (
@@ -354,7 +354,7 @@ def group_signals(
     )
 
 
-def _tightness(sims: np.ndarray, cross: np.ndarray, idx: np.ndarray, mean: float) -> float:
+def _tightness(sims: np.ndarray, idx: np.ndarray, mean: float) -> float:
     """Robust z of the group's cross-publisher mean cosine against the pairs not both inside
     it, so a group that makes up most of the evidence cannot set its own baseline."""
     n = sims.shape[0]

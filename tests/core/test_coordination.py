@@ -16,6 +16,7 @@ from mirage_core.coordination import (
     SIGNALS,
     TEXT_MODEL,
     CoordinationModel,
+    GroupSignals,
     candidate_groups,
     detect_coordination,
     evidence_profile,
@@ -98,6 +99,110 @@ def test_planted_group_is_concentrated_and_brings_nothing_new():
         group_signals(prof, [0])
 
 
+def test_every_signal_of_a_group_by_hand():
+    texts = [
+        "The weather was cold.",  # outside the group: cold weather
+        "Smith won the race in 2019. Smith trained in Leeds.",  # 2019 race smith | leeds smith trained
+        "Smith won the race. Fans cheered loudly.",  # race smith | cheered fans loudly
+        "Smith won the race in 2019.",  # 2019 race smith
+    ]
+    emb = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 0.0], [0.6, 0.8]])
+    g = group_signals(evidence_profile("Who won the race?", texts, list("abcd"), emb), [1, 2, 3])
+    # the query's content: race. Outside it, held by at least two of three members: 2019, smith
+    # (all three: smith, the shared token and the anchor)
+    assert (g.passages, g.publishers, g.shared) == ((1, 2, 3), 3, ("smith",))
+    # concentration: (query tokens + common tokens) / content tokens, per passage
+    assert g.concentration == pytest.approx(((1 + 2) / 5 + (1 + 1) / 5 + (1 + 2) / 3) / 3)
+    # novelty: tokens no other member holds (leeds, trained | fans, cheered, loudly | none)
+    assert g.novelty == pytest.approx((2 / 5 + 3 / 5 + 0) / 3)
+    # detail: facts no other member names (leeds | none | 2019 is in passage 1 too)
+    assert g.detail == pytest.approx((1 / 5 + 0 + 0) / 3)
+    # answer focus: the best sentence carrying "smith", by its share of query + anchor tokens
+    assert g.answer_focus == pytest.approx((2 / 3 + 2 / 2 + 2 / 3) / 3)
+    # insistence: sentences on the answer (the anchor, or half the query's tokens)
+    assert g.insistence == pytest.approx((2 / 2 + 1 / 2 + 1 / 1) / 3)
+    assert g.restatement == 0.0  # one query token: nothing beyond the allowance
+    # cosine over the members' pairs; tightness against the pairs with passage 0 (0, 0, 0.8):
+    # median 0, MAD 0 floored at 0.02
+    assert g.cosine == pytest.approx((1.0 + 0.6 + 0.6) / 3)
+    assert g.tightness == pytest.approx(((1.0 + 0.6 + 0.6) / 3) / 0.02)
+    # shared phrasing, most first: 3 is all in 1, half of 2's shingles are in 3
+    assert [pair[:2] for pair in g.lexical_pairs] == [(1, 3), (2, 3), (1, 2)]
+    assert g.lexical == pytest.approx(np.mean([c for _, _, c in g.lexical_pairs]))
+    assert (g.tokens, g.isolated, g.outside, g.outside_tokens) == (5.0, False, 1, 2.0)
+    whole = group_signals(evidence_profile("Who won the race?", texts[1:], list("bcd")), [0, 1, 2])
+    assert (whole.isolated, whole.outside, whole.outside_tokens) == (True, 0, 0.0)
+
+
+def test_passages_without_content_give_a_group_no_ratios():
+    texts = ["It is.", "It was so.", "Smith won the race.", "Smith won it."]
+    empty = group_signals(evidence_profile("Who won the race?", texts[:2], ["a", "b"]), [0, 1])
+    for signal in ("concentration", "novelty", "detail", "answer_focus"):
+        assert math.isnan(empty.value(signal)), signal
+    assert empty.insistence == 0.0  # no sentence with content, none on the answer
+    # a passage without content is passed over; the members after it still count
+    mixed = group_signals(evidence_profile("Who won the race?", texts, list("abcd")), [0, 2, 3])
+    assert mixed.concentration == pytest.approx(((1 + 1) / 2 + (0 + 1) / 1) / 2)
+
+
+@pytest.mark.parametrize(
+    ("query", "on_the_answer"),
+    [
+        ("Who won the race in Leeds?", True),  # one of two query tokens: half
+        ("Who won the Leeds race in 2019?", False),  # one of three: under half
+    ],
+)
+def test_a_sentence_holding_half_the_query_is_on_the_answer(query, on_the_answer):
+    texts = ["Smith trained hard. The race was long.", "Smith trained hard. Fans came."]
+    g = group_signals(evidence_profile(query, texts, ["a", "b"]), [0, 1], ["smith"])
+    # the first sentences carry the anchor; "The race was long." only holds a query token
+    assert g.insistence == pytest.approx(((1 + on_the_answer) / 2 + 1 / 2) / 2)
+
+
+def test_a_group_explains_which_signals_tied_which_passages():
+    nan = float("nan")
+    scored = GroupSignals(
+        passages=(0, 1, 2, 5),
+        publishers=3,
+        shared=("kenya", "born", "hawaii", "1961", "senator"),
+        lexical=0.5,
+        concentration=0.7,
+        answer_focus=nan,
+        novelty=0.1,
+        cosine=0.9,
+        tightness=4.04,
+        lexical_pairs=((0, 1, 0.9), (1, 2, 0.8)),
+        score=2.5,
+        threshold=2.5,
+        fired=("lexical", "tightness"),
+        absorbed=(5, 6),
+    )
+    assert scored.explain() == (
+        "passages 0, 1, 2 (3 publishers) share kenya, born, hawaii, 1961: shared phrasing 0.50; "
+        "tightness z 4.0 (most: 0~1 0.90); score 2.50 ≥ 2.50; passages 5, 6 joined them (as "
+        "close to them as they are to each other)"
+    )
+    below = replace(scored, score=2.0, fired=("tightness",), absorbed=())
+    assert below.explain() == (
+        "passages 0, 1, 2, 5 (3 publishers) share kenya, born, hawaii, 1961: tightness z 4.0; "
+        "score 2.00 < 2.50"
+    )
+    # not scored yet: every signal it has, and no score
+    unscored = replace(below, score=nan, threshold=nan, fired=())
+    assert unscored.explain() == (
+        "passages 0, 1, 2, 5 (3 publishers) share kenya, born, hawaii, 1961: shared phrasing "
+        "0.50; answer concentration 0.70; novelty 0.10; tightness z 4.0; mean cosine 0.90"
+    )
+
+
+def test_restatement_counts_the_query_tokens_beyond_the_allowance():
+    query = "Which city hosted the Leeds marathon race in 2019?"  # six content tokens
+    texts = ["Leeds hosted the city marathon race in 2019 again.", "The marathon race drew crowds."]
+    g = group_signals(evidence_profile(query, texts, ["a", "b"]), [0, 1], ["marathon"])
+    # all six restated: (6 - 3) / (6 - 3); two restated: nothing beyond the allowance of 3
+    assert g.restatement == pytest.approx((1.0 + 0.0) / 2)
+
+
 def test_tightness_is_a_robust_z_against_the_other_pairs():
     emb = _emb([[1, 0.05, 0], [1, 0, 0.05], [1, 0.04, 0.04], [0, 1, 0], [0, 0, 1], [0.3, 1, 1]])
     prof = evidence_profile(QUERY, PLANTED + HONEST, DOMAINS * 2, emb)
@@ -106,6 +211,15 @@ def test_tightness_is_a_robust_z_against_the_other_pairs():
     assert tight.cosine > 0.99 and tight.tightness > 5 and loose.tightness < tight.tightness
     everything = evidence_profile(QUERY, PLANTED, DOMAINS, emb[:3])
     assert math.isnan(group_signals(everything, [0, 1, 2]).tightness)  # nothing to compare with
+    # by hand: the group's cosine 0.9 against the other pairs (0.1, 0.3, 0.5, 0.3, 0.1):
+    # median 0.3, median absolute deviation 0.2, scaled by 1.4826 to a standard deviation
+    gram = np.array(
+        [[1.5, 0.9, 0.1, 0.3], [0.9, 1.5, 0.5, 0.3], [0.1, 0.5, 1.5, 0.1], [0.3, 0.3, 0.1, 1.5]]
+    )
+    four = evidence_profile(
+        QUERY, [*PLANTED, HONEST[0]], [*DOMAINS, "h.example"], np.linalg.cholesky(gram)
+    )
+    assert group_signals(four, [0, 1]).tightness == pytest.approx((0.9 - 0.3) / (0.2 * 1.4826))
 
 
 def test_one_publisher_is_not_a_coordinated_group():
@@ -122,6 +236,25 @@ def test_candidate_groups_are_passages_sharing_an_answer_token():
     assert (0, 1, 2) in groups and "24" in groups[(0, 1, 2)]
     assert (3, 4, 5) in groups and "23" in groups[(3, 4, 5)]
     assert all(len(m) >= 3 for m in groups)
+
+
+def test_candidate_groups_come_most_shared_tokens_first():
+    texts = [
+        "Nairobi zebra.",
+        "Nairobi zebra tea mint.",
+        "Nairobi zebra tea mint.",
+        "Zebra tea mint lodge.",
+    ]
+    domains = [f"p{i}.example" for i in range(4)]
+    profile = evidence_profile("Where was it?", texts, domains)
+    expected = [((1, 2, 3), ("mint", "tea")), ((0, 1, 2), ("nairobi",)), ((0, 1, 2, 3), ("zebra",))]
+    # two tokens before one; between one each, the group of the lower passages first
+    assert candidate_groups(profile) == expected
+    assert candidate_groups(profile, max_groups=2) == expected[:2]
+    assert candidate_groups(profile, min_publishers=4) == [expected[2]]
+    # passages 1 and 2 are one publisher: only the group of all four spans three
+    two_in_one = evidence_profile("Where was it?", texts, ["a", "b", "b", "c"])
+    assert candidate_groups(two_in_one) == [expected[2]]
 
 
 def test_detect_coordination_flags_the_planted_group_and_explains_it():
