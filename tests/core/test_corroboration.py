@@ -40,6 +40,12 @@ def _sourced(claims, left, right):
     return build_graph(claims, np.array(left), np.array(right), probs, MirageConfig())
 
 
+def _read_once(claims, *readings):
+    """The claim graph with the one pair (0, 1) read: both directions alike, or each its own."""
+    rows = readings if len(readings) == 2 else readings * 2
+    return build_graph(claims, np.array([0]), np.array([1]), np.array(rows), MirageConfig())
+
+
 def test_claim_facts_are_numbers_months_and_names():
     assert claim_facts("Lyon is the capital of France.") == {"lyon", "france"}
     assert claim_facts("The tower was completed in March 1889.") == {"march", "1889"}
@@ -203,9 +209,7 @@ def test_the_configured_step_reads_the_scope_and_veto_settings():
     assert by_page.counts[0] == 1  # "Eiffel" is on the supporter's page
 
     near = worded_claims([("Sales rose sharply in May.", "a"), ("Sales fell sharply in May.", "b")])
-    leaning = build_graph(
-        near, np.array([0]), np.array([1]), np.array([[0.30, 0.25, 0.45]] * 2), MirageConfig()
-    )
+    leaning = _read_once(near, [0.30, 0.25, 0.45])
     emb = np.array([[1.0, 0.0], [0.96, 0.28]])
     paraphrase = default.replace(paraphrase_support=0.9)
 
@@ -294,9 +298,7 @@ def test_a_paraphrase_the_nli_model_contradicts_corroborates_nothing():
     unread = _sourced(claims, [], [])
     near = corroborate(claims, unread, embeddings=emb, paraphrase_support=0.9)
     assert near.counts.tolist() == [1, 1, 0]  # close in embedding space, facts the same
-    contradicted = build_graph(
-        claims, np.array([0]), np.array([1]), np.array([[0.01, 0.01, 0.98]] * 2), MirageConfig()
-    )
+    contradicted = _read_once(claims, [0.01, 0.01, 0.98])
     assert contradicted.graph.w_contr.max() > 0
     read = corroborate(claims, contradicted, embeddings=emb, paraphrase_support=0.9)
     assert read.counts.tolist() == [0, 0, 0]
@@ -308,13 +310,7 @@ def test_a_paraphrase_the_nli_model_leans_to_contradict_corroborates_nothing_whe
     )
     emb = np.array([[1.0, 0.0], [0.96, 0.28], [0.0, 1.0]])
     # read, one direction leaning to contradiction below κ: no counted contradiction
-    leaning = build_graph(
-        claims,
-        np.array([0]),
-        np.array([1]),
-        np.array([[0.30, 0.25, 0.45], [0.50, 0.30, 0.20]]),
-        MirageConfig(),
-    )
+    leaning = _read_once(claims, [0.30, 0.25, 0.45], [0.50, 0.30, 0.20])
     assert leaning.graph.w_contr.max() == 0
     counted = corroborate(claims, leaning, embeddings=emb, paraphrase_support=0.9)
     assert counted.counts.tolist() == [1, 1, 0]
@@ -324,9 +320,7 @@ def test_a_paraphrase_the_nli_model_leans_to_contradict_corroborates_nothing_whe
     assert vetoed.counts.tolist() == [0, 0, 0]
     # a reading too weak for an NLI support edge, leaning away from contradiction, still lets
     # the paraphrase corroborate under "leaning"
-    agreeing = build_graph(
-        claims, np.array([0]), np.array([1]), np.array([[0.45, 0.40, 0.15]] * 2), MirageConfig()
-    )
+    agreeing = _read_once(claims, [0.45, 0.40, 0.15])
     assert agreeing.graph.w_supp.max() == 0
     kept = corroborate(
         claims, agreeing, embeddings=emb, paraphrase_support=0.9, paraphrase_veto="leaning"
@@ -334,9 +328,7 @@ def test_a_paraphrase_the_nli_model_leans_to_contradict_corroborates_nothing_whe
     assert kept.counts.tolist() == [1, 1, 0]
     # leaning means contradiction above entailment: not a tie, not above neutral alone
     for reading in ([0.40, 0.20, 0.40], [0.50, 0.20, 0.30]):
-        graph = build_graph(
-            claims, np.array([0]), np.array([1]), np.array([reading] * 2), MirageConfig()
-        )
+        graph = _read_once(claims, reading)
         assert graph.graph.w_contr.max() == 0
         even = corroborate(
             claims, graph, embeddings=emb, paraphrase_support=0.9, paraphrase_veto="leaning"
@@ -366,44 +358,27 @@ def test_min_support_with_fact_coverage_delivers_only_corroborated_facts(eiffel)
     assert "330" not in delivered and "Gustave" not in delivered and "World's Fair" not in delivered
 
 
+def _paraphrase_counts(claims, sourced, embeddings, veto) -> list[int]:
+    return corroborate(
+        claims, sourced, embeddings=embeddings, paraphrase_support=0.9, paraphrase_veto=veto
+    ).counts.tolist()
+
+
 def test_an_unread_paraphrase_corroborates_nothing_when_unread_vetoes():
     claims = _claims(
         [("Sales rose in May.", "a"), ("Sales rose in May again.", "b"), ("Cats purr.", "c")]
     )
     emb = np.array([[1.0, 0.0], [0.96, 0.28], [0.0, 1.0]])
     unread = _sourced(claims, [], [])
-    leaning = corroborate(
-        claims, unread, embeddings=emb, paraphrase_support=0.9, paraphrase_veto="leaning"
-    )
-    assert leaning.counts.tolist() == [1, 1, 0]  # "leaning" can only veto what was read
-    strict = corroborate(
-        claims, unread, embeddings=emb, paraphrase_support=0.9, paraphrase_veto="unread_or_leaning"
-    )
-    assert strict.counts.tolist() == [0, 0, 0]
+    # "leaning" can only veto what was read
+    assert _paraphrase_counts(claims, unread, emb, "leaning") == [1, 1, 0]
+    assert _paraphrase_counts(claims, unread, emb, "unread_or_leaning") == [0, 0, 0]
     # a reading of one pair vetoes nothing beyond it: the unread pairs stay vetoed
     third = _claims(
         [("Sales rose in May.", "a"), ("Sales fell in May.", "b"), ("Sales rose in May.", "c")]
     )
-    one_read = build_graph(
-        third, np.array([0]), np.array([1]), np.array([[0.30, 0.25, 0.45]] * 2), MirageConfig()
-    )
+    one_read = _read_once(third, [0.30, 0.25, 0.45])
     close = np.array([[1.0, 0.0], [0.96, 0.28], [0.99, 0.14]])
-    vetoed = corroborate(
-        third,
-        one_read,
-        embeddings=close,
-        paraphrase_support=0.9,
-        paraphrase_veto="unread_or_leaning",
-    )
-    assert vetoed.counts.tolist() == [0, 0, 0]
-    agreeing = build_graph(
-        claims, np.array([0]), np.array([1]), np.array([[0.45, 0.40, 0.15]] * 2), MirageConfig()
-    )
-    read = corroborate(
-        claims,
-        agreeing,
-        embeddings=emb,
-        paraphrase_support=0.9,
-        paraphrase_veto="unread_or_leaning",
-    )
-    assert read.counts.tolist() == [1, 1, 0]
+    assert _paraphrase_counts(third, one_read, close, "unread_or_leaning") == [0, 0, 0]
+    agreeing = _read_once(claims, [0.45, 0.40, 0.15])
+    assert _paraphrase_counts(claims, agreeing, emb, "unread_or_leaning") == [1, 1, 0]
