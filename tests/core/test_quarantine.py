@@ -120,6 +120,29 @@ def test_after_a_quarantine_the_gate_asks_coordinated_d_min_sources(planted_flag
     assert "d_min" not in plain.extras and plain.d_min_applied == 2
 
 
+def test_one_quarantined_claim_is_enough_for_coordinated_d_min(monkeypatch, fake_nli):
+    """A flagged pair of pages that holds one claim between them (the other is a bare menu)
+    still took a slot corroboration would fill: the honest page answers alone."""
+    from mirage_core import coordination
+
+    passages = [
+        Passage("The capital of Australia is Sydney, as reported.", source="https://p0.example"),
+        Passage("Menu", source="https://p1.example"),
+        Passage("Canberra is the capital of Australia.", source="https://gov.example/au"),
+    ]
+    monkeypatch.setattr(
+        coordination,
+        "detect_coordination",
+        lambda *a, **k: [flagged_group((0, 1), ("sydney",), fired=("answer_focus",))],
+    )
+    v = Mirage(
+        MirageConfig(coordination="text", method=MethodSettings(coordinated_d_min=1)), nli=fake_nli
+    ).defend(AUSTRALIA, passages)
+    assert v.extras["quarantined_claims"] == 1
+    assert v.d_min_applied == 1 and v.decision == "verified", v.reason
+    assert {v.claims[i].passage_index for i in v.selected} == {2}
+
+
 def test_quarantined_conflicts_ignore_leaves_their_edges_out_of_r_contr(planted_flagged):
     """The planted Sydney copies contradict the honest Canberra page. Counted, those conflicts
     block the honest page too; with ``quarantined_conflicts="ignore"`` the gate reads only what
@@ -146,7 +169,13 @@ def test_quarantined_conflicts_ignore_leaves_their_edges_out_of_r_contr(planted_
     )
     assert ignored.decision == "verified", ignored.reason
     assert ignored.r_contr == 0.0
-    assert ignored.extras["conflicts_ignored"] > 0 and "left out of r_contr" in ignored.explain()
+    planted_claims = {c.index for c in ignored.claims if c.passage_index < 3}
+    touching = [
+        e for e in ignored.edges if e.w_contr > 0 and {e.premise, e.hypothesis} & planted_claims
+    ]
+    # every contradiction edge that touches a quarantined claim is counted, once per direction
+    assert ignored.extras["conflicts_ignored"] == len(touching) > 0
+    assert "left out of r_contr" in ignored.explain()
     assert "conflicts_ignored" not in counted.extras
     assert {ignored.claims[i].passage_index for i in ignored.selected} == {3}
     # nothing quarantined: the option changes nothing
