@@ -292,6 +292,57 @@ def test_model_standardizes_and_validates():
         CoordinationModel(("lexical",), {}, {}, 1.0)
 
 
+def _one_signal_model(**fields) -> CoordinationModel:
+    """Flags a group whose answer focus reaches 1 (standardized as is: center 0, scale 1)."""
+    return CoordinationModel(
+        ("answer_focus",), {"answer_focus": 0.0}, {"answer_focus": 1.0}, 1.0, **fields
+    )
+
+
+def _group(answer_focus: float, **fields) -> GroupSignals:
+    values = dict(
+        passages=(0, 1, 2),
+        publishers=3,
+        shared=("x",),
+        lexical=float("nan"),
+        concentration=float("nan"),
+        answer_focus=answer_focus,
+        novelty=float("nan"),
+        cosine=float("nan"),
+        tightness=float("nan"),
+        tokens=20.0,
+    )
+    return GroupSignals(**(values | fields))
+
+
+def test_a_score_at_the_threshold_flags_and_a_signal_at_fire_at_fires():
+    model = _one_signal_model()
+    at = model.score(_group(1.0))
+    assert at.flagged and at.score == 1.0 and at.fired == ("answer_focus",)
+    assert at.standardized == {"answer_focus": 1.0} and at.threshold == 1.0
+    below = model.score(_group(0.9996))
+    assert not below.flagged and below.fired == ()
+    assert below.standardized == {"answer_focus": 1.0}  # rounded to three decimals for reading
+    # no signal defined: no score, never flagged, nothing fired
+    undefined = model.score(_group(float("nan")))
+    assert math.isnan(undefined.score) and not undefined.flagged and undefined.fired == ()
+
+
+def test_the_length_floor_and_ceiling_bound_what_is_flagged():
+    """A group whose median length is under ``min_tokens`` or over ``max_tokens`` is scored but
+    not flagged; at either bound it is flagged."""
+    model = _one_signal_model(min_tokens=20.0, max_tokens=40.0)
+    assert model.score(_group(2.0, tokens=20.0)).flagged
+    assert model.score(_group(2.0, tokens=40.0)).flagged
+    assert not model.score(_group(2.0, tokens=19.5)).flagged
+    assert not model.score(_group(2.0, tokens=40.5)).flagged
+    # floor_scope="evidence": a short group is spared only while the rest is short too
+    evidence = replace(model, floor_scope="evidence")
+    assert evidence.spared_as_short(_group(2.0, tokens=10.0, outside_tokens=19.5))
+    assert not evidence.spared_as_short(_group(2.0, tokens=10.0, outside_tokens=20.0))
+    assert model.spared_as_short(_group(2.0, tokens=10.0, outside_tokens=200.0))
+
+
 def test_profile_checks_lengths():
     with pytest.raises(ValueError):
         evidence_profile(QUERY, PLANTED, DOMAINS[:2])
