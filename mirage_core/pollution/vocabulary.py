@@ -98,21 +98,24 @@ _ANTONYMS: dict[str, str] = {}
 for _a, _b in _ANTONYM_PAIRS:
     _ANTONYMS.setdefault(_a, _b)
     _ANTONYMS.setdefault(_b, _a)
+# "won" in "won't" is the auxiliary "will", not the verb: the negation rules flip it instead.
 _ANTONYM_RE = re.compile(
-    r"\b(" + "|".join(sorted(map(re.escape, _ANTONYMS), key=len, reverse=True)) + r")\b",
+    r"\b(" + "|".join(sorted(map(re.escape, _ANTONYMS), key=len, reverse=True)) + r")\b"
+    r"(?!['’]t\b)",
     re.IGNORECASE,
 )
 
-_NEGATED_BEFORE = re.compile(r"\b(?:not|n't|never|no)\b(?:\s+\w+)?\s*$", re.IGNORECASE)
+# Contractions are read with either apostrophe: web pages mostly write the typographic one.
+_NEGATED_BEFORE = re.compile(r"(?:\bnot|n['’]t|\bnever|\bno)\b(?:\s+\w+)?\s*$", re.IGNORECASE)
 _BE = r"is|are|was|were"
 _MODAL = r"can|could|will|would|should|may|might|must"
 _PERFECT = r"has|have|had"
 _NEG_INSERT = re.compile(
-    rf"\b(?:({_BE})\s+(?!not\b|n't|never\b)(?=[a-z])|({_MODAL})\s+(?!not\b|never\b)(?=[a-z])|({_PERFECT})\s+(?=been\b|\w+ed\b|\w+en\b))",
+    rf"\b(?:({_BE})\s+(?!not\b|n['’]t|never\b)(?=[a-z])|({_MODAL})\s+(?!not\b|never\b)(?=[a-z])|({_PERFECT})\s+(?=been\b|\w+ed\b|\w+en\b))",
 )
 _NEG_REMOVE = re.compile(
     r"\b(?:(is|are|was|were|do|does|did|has|have|had|could|would|should|will|must|might|may) not\b|(can)not\b|"
-    r"(is|are|was|were|does|did|do|has|have|had|could|would|should)n't\b|(wo)n't\b|(ca)n't\b)",
+    r"(is|are|was|were|does|did|do|has|have|had|could|would|should)n['’]t\b|(wo)n['’]t\b|(ca)n['’]t\b)",
     re.IGNORECASE,
 )
 
