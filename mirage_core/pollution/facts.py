@@ -27,8 +27,11 @@ _NUMBER = re.compile(
     r"(?<![\w\-\[\].,/:])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(%| percent)?(?![\w\]:]|[.,]\d)"
 )
 _CAP_WORD = r"[A-Z][a-zA-Z'’\-]*[a-zA-Z]|[A-Z]\.?"
+# Connectors that join one name's words ("University of Oxford", "Ludwig van Beethoven"). Not
+# "and" or "on": on real pages "Fela Kuti and Chaka Demus" lists two names and "Paris on May"
+# is a name and a date, and a swap replaces one name.
 _NAME = re.compile(
-    rf"(?:{_CAP_WORD})(?:\s+(?:(?:of|the|de|del|da|von|van|der|la|le|and|for|on)\s+)?(?:{_CAP_WORD}))*"
+    rf"(?:{_CAP_WORD})(?:\s+(?:(?:of|the|de|del|da|von|van|der|la|le|for)\s+)?(?:{_CAP_WORD}))*"
 )
 
 # Capitalized words that are not names on their own (sentence starters, pronouns, titles).

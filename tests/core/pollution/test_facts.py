@@ -85,3 +85,23 @@ def test_months_and_weekdays():
 )
 def test_name_kind(name, before, kind):
     assert _name_kind(name, before) == kind
+
+
+def test_a_run_of_names_joined_by_and_or_on_is_one_fact_per_name():
+    """One swap replaces one name: a list of two names, or a name followed by its date, is two
+    facts; the connectors inside one name still join it."""
+    assert _facts("He toured with Fela Kuti and Chaka Demus in Lagos.") == [
+        ("Fela Kuti", "name"),
+        ("Chaka Demus", "name"),
+        ("Lagos", "place"),
+    ]
+    assert _facts("It was signed by VP Records on February 3, 2005.") == [
+        ("VP Records", "org"),
+        ("February", "month"),
+        ("3", "number"),
+        ("2005", "year"),
+    ]
+    assert _facts("He played for Ludwig van Beethoven at the Center for Music.") == [
+        ("Ludwig van Beethoven", "name"),
+        ("Center for Music", "name"),
+    ]
