@@ -242,7 +242,10 @@ class RulePolluter:
                 kind = fact.kind
             if options:
                 repl = options[rng.randrange(len(options))]
-                out.append(_Candidate((_Op(fact.start, fact.end, repl),), kind))
+                end = fact.end
+                if kind == "name" and _abbreviation_period(sentence, fact.text, end):
+                    end += 1  # "Mike Adenuga Jr., born" -> "Ada Byron, born", not "Ada Byron.,"
+                out.append(_Candidate((_Op(fact.start, end, repl),), kind))
         return out
 
     def _conflicting(self, sentence: str, rng) -> list[_Candidate]:
@@ -332,6 +335,21 @@ class RulePolluter:
             year = year_pool[rng.randrange(len(year_pool))] if year_pool else None
             details.append(f" in {month} {year}" if year else f" in {month}")
         return [_Candidate((_Op(period, period, d),), "detail") for d in details]
+
+
+# A name's closing abbreviation whose period does not end the sentence: the period goes with
+# the name when another name replaces it.
+_ABBREVIATIONS = frozenset("jr sr inc corp co ltd st bros mt ft".split())
+_INNER_PERIOD = re.compile(r"\.(?=\s*[,;:)]|\s+[a-z])")
+
+
+def _abbreviation_period(sentence: str, name: str, end: int) -> bool:
+    """Whether ``name``, ending at ``end``, closes with an abbreviation whose period follows it
+    inside the sentence."""
+    return (
+        name.split()[-1].lower() in _ABBREVIATIONS
+        and _INNER_PERIOD.match(sentence, end) is not None
+    )
 
 
 _TRAILING_CITES = re.compile(r"(?:\[[^\]\s]{1,8}\])+$")

@@ -464,3 +464,19 @@ def test_fabricated_report_years_and_articles():
     # a sentence whose closing period sits at index 20 is long enough
     assert _edits(polluter, "The bridge is opened.", "fabricated") != []
     assert _edits(polluter, "The span is opened.", "fabricated") == []
+
+
+def test_a_name_closing_with_an_abbreviation_takes_its_period_along():
+    """ "Jr." inside a sentence: a name that replaces "Mike Adenuga Jr" takes the period too, or
+    the edit leaves "Ada Byron., born"; at the sentence's end the period stays."""
+    polluter = RulePolluter(["He met Ada Byron."])
+    assert _swaps(polluter, "Mike Adenuga Jr., the founder, is rich.") == [
+        ("Mike Adenuga Jr.", "Ada Byron")
+    ]
+    assert _swaps(polluter, "It was sold by Acme Corp. to the state.") == [
+        ("Acme Corp.", "Ada Byron")
+    ]
+    assert _swaps(polluter, "He worked for Acme Corp. Then he left.") == [
+        ("Acme Corp", "Ada Byron")
+    ]
+    assert _swaps(polluter, "He met Ms. Ada Lovelace. today.") == [("Ada Lovelace", "Ada Byron")]
