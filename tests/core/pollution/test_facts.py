@@ -57,6 +57,10 @@ def test_words_that_are_not_names_on_their_own():
     # a sentence-initial capital, "I" and a two-letter capital are no evidence of a name
     assert _facts("Paris is big. I saw it. The UN met.") == []
     assert _facts("It opened in Paris.") == [("Paris", "place")]
+    assert _facts("It said The Harbour Trust’s plan worked.") == [("Harbour Trust", "org")]
+    assert _facts("He met Xi in Beijing.") == [("Xi", "name"), ("Beijing", "place")]
+    # a run that holds a month is no name, and the names after it are still read
+    assert _facts("They watched March Madness with Ada Byron.") == [("Ada Byron", "name")]
 
 
 def test_months_and_weekdays():
@@ -72,6 +76,8 @@ def test_months_and_weekdays():
     ("name", "before", "kind"),
     [
         ("NASA", "", "acronym"),
+        ("UN", "", "acronym"),
+        ("Acme Corp.", "", "org"),
         ("A", "", "name"),  # one letter is no acronym
         ("Sydney Harbour Trust", "", "org"),
         ("University of Oxford", "", "org"),

@@ -11,8 +11,10 @@ from mirage_core.pollution import (
     Edit,
     Family,
     PollutedPassage,
+    Regime,
     apply_regime,
     diff_edits,
+    mixed_count,
     polluted_spans,
 )
 
@@ -121,6 +123,43 @@ def test_a_row_keeps_its_provenance_and_labels():
     assert row[LABEL_KEY]["polluter"] == "llm"
     back = PollutedPassage.from_row(row)
     assert back == pp and back.metadata is not pp.metadata
+    # the engine's view keeps the provenance and drops the labels
+    view = pp.to_passage()
+    assert (view.text, view.source, view.domain, view.score) == (
+        "The tower is in Rome.",
+        "https://a.org/x",
+        "a.org",
+        0.5,
+    )
+    assert dict(view.metadata) == {"rank": 1} and view.metadata is not pp.metadata
+
+
+def test_a_polluted_passage_keeps_the_clean_passages_provenance():
+    clean = Passage(
+        "The tower is in Paris.",
+        source="https://a.org/x",
+        domain="a.org",
+        score=0.5,
+        metadata={"rank": 1},
+    )
+    pp = PollutedPassage.from_passage(
+        clean, "The tower is in Rome.", "unambiguous", (), polluter="x"
+    )
+    assert (pp.source, pp.domain, pp.score) == ("https://a.org/x", "a.org", 0.5)
+    assert dict(pp.metadata) == {"rank": 1} and pp.metadata is not clean.metadata
+
+
+@pytest.mark.parametrize("rate", [0.0, -0.5, 1.5])
+def test_a_mixed_rate_outside_zero_to_one_is_refused(rate):
+    with pytest.raises(ValueError, match="rate must be in"):
+        mixed_count(4, rate)
+
+
+def test_unknown_family_or_regime_names_are_refused_with_the_known_ones():
+    with pytest.raises(ValueError, match="unknown pollution family 'x'; expected one of"):
+        Family.parse("x")
+    with pytest.raises(ValueError, match="unknown regime 'x'; expected one of"):
+        Regime.parse("x")
 
 
 def test_an_edit_read_with_defaults():
