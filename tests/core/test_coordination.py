@@ -25,6 +25,7 @@ from mirage_core.coordination import (
     model_for,
     shingles,
 )
+from tests.conftest import flagged_group
 
 QUERY = "how many episodes are in chicago fire season 4"
 #: Three pages agreeing in one sentence each, word for word: copies, as far as the signals
@@ -299,20 +300,9 @@ def _one_signal_model(**fields) -> CoordinationModel:
     )
 
 
-def _group(answer_focus: float, **fields) -> GroupSignals:
-    values = dict(
-        passages=(0, 1, 2),
-        publishers=3,
-        shared=("x",),
-        lexical=float("nan"),
-        concentration=float("nan"),
-        answer_focus=answer_focus,
-        novelty=float("nan"),
-        cosine=float("nan"),
-        tightness=float("nan"),
-        tokens=20.0,
-    )
-    return GroupSignals(**(values | fields))
+def _group(answer_focus: float, tokens: float = 20.0, **fields) -> GroupSignals:
+    """Three publishers' group; the one-signal model reads its answer focus alone."""
+    return flagged_group((0, 1, 2), answer_focus=answer_focus, tokens=tokens, **fields)
 
 
 def test_a_score_at_the_threshold_flags_and_a_signal_at_fire_at_fires():
@@ -591,7 +581,6 @@ def test_absorb_near_copies_takes_in_passages_as_close_as_the_members():
     """A flagged group takes in an outside passage that reads as much like its members as
     they read like each other, and leaves a further one (and unflagged groups) alone."""
     from mirage_core.coordination import absorb_near_copies
-    from tests.conftest import flagged_group
 
     emb = _emb(
         [

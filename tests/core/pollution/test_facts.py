@@ -31,6 +31,23 @@ def test_numbers(text, facts):
     assert _facts(text) == facts
 
 
+def test_find_facts_kinds():
+    facts = {
+        (f.text, f.kind)
+        for f in find_facts(
+            "The bridge opened in March 1932 in Sydney at a cost of 6.25 million, 12% over budget [3]."
+        )
+    }
+    assert {
+        ("March", "month"),
+        ("1932", "year"),
+        ("Sydney", "place"),
+        ("6.25", "decimal"),
+        ("12%", "percent"),
+    } <= facts
+    assert not any(t == "3" for t, _ in facts)  # citation marks are not facts
+
+
 def test_names_take_their_kind_from_their_words_and_context():
     assert _facts("It was founded by Dr. Jane Smith near Lake Geneva.") == [
         ("Jane Smith", "person"),  # a title before it

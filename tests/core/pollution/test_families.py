@@ -12,6 +12,7 @@ from mirage_core.pollution import (
     Family,
     PollutedPassage,
     Regime,
+    RulePolluter,
     apply_regime,
     diff_edits,
     mixed_count,
@@ -46,6 +47,41 @@ def _passages(k: int, refuse_at: tuple[int, ...] = ()) -> list[Passage]:
 
 def _positions(items) -> tuple[int, ...]:
     return tuple(i for i, x in enumerate(items) if polluted_spans(x))
+
+
+@pytest.mark.parametrize("k", [1, 2, 4, 5, 6])
+def test_regimes_keep_k_and_mixed_pollutes_half(k):
+    passages = [
+        Passage(f"Station {i} opened in {1900 + i} with {10 + i} platforms.", source=f"s{i}.org")
+        for i in range(k)
+    ]
+    polluter = RulePolluter([p.text for p in passages])
+    clean = apply_regime(passages, Regime.CLEAN, "unambiguous", polluter, seed=1)
+    mixed = apply_regime(passages, "mixed", "unambiguous", polluter, seed=1)
+    full = apply_regime(passages, "full", "unambiguous", polluter, seed=1)
+    assert len(clean) == len(mixed) == len(full) == k
+    assert clean == passages
+    assert (
+        sum(isinstance(x, PollutedPassage) for x in mixed)
+        == mixed_count(k)
+        == max(1, round(k / 2 + 1e-9))
+    )
+    assert all(isinstance(x, PollutedPassage) for x in full)
+    for orig, item in zip(passages, mixed, strict=True):  # untouched passages are the originals
+        assert item == orig or (isinstance(item, PollutedPassage) and item.original == orig.text)
+    assert apply_regime(passages, "mixed", "unambiguous", polluter, seed=1) == mixed
+
+
+def test_mixed_positions_are_seeded():
+    passages = [Passage(f"Station {i} opened in {1900 + i}.", source=f"s{i}.org") for i in range(6)]
+    polluter = RulePolluter([p.text for p in passages])
+
+    def positions(seed):
+        return _positions(apply_regime(passages, "mixed", "unambiguous", polluter, seed=seed))
+
+    assert positions(0) == positions(0)
+    assert len({positions(s) for s in range(8)}) > 1
+    assert mixed_count(6, 0.5) == 3 and mixed_count(5, 0.5) == 3 and mixed_count(0) == 0
 
 
 def test_each_passage_is_polluted_with_its_own_seed_under_the_query_key():
@@ -176,6 +212,16 @@ def test_a_whole_passage_rewritten_by_a_dataset():
     known = PollutedPassage.whole(passage, "x", original="The tower is in Paris.", polluter="me")
     assert known.original == known.edits[0].original == "The tower is in Paris."
     assert known.polluter == "me"
+
+
+def test_diff_edits_spans():
+    edits = diff_edits(
+        "The tower was completed in 1889.", "The tower was completed in 1925 by Gustave."
+    )
+    assert [(e.original, e.replacement) for e in edits] == [("1889", "1925 by Gustave")]
+    e = edits[0]
+    assert "The tower was completed in 1925 by Gustave."[e.start : e.end] == e.replacement
+    assert Edit.from_dict(e.to_dict()) == e
 
 
 @pytest.mark.parametrize(

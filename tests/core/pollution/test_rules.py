@@ -1,4 +1,4 @@
-"""The rule-based polluter and the regimes of the Retrieval Pollution Protocol."""
+"""The rule-based polluter: the edits each family makes, and the values it draws them from."""
 
 from __future__ import annotations
 
@@ -9,16 +9,10 @@ import pytest
 from mirage_core import Passage
 from mirage_core.pollution import (
     FAMILIES,
-    Edit,
     Family,
     PollutedPassage,
-    Regime,
     RulePolluter,
-    apply_regime,
-    diff_edits,
     find_facts,
-    mixed_count,
-    polluted_spans,
 )
 from mirage_core.pollution.rules import (
     _apply,
@@ -139,59 +133,6 @@ def test_nothing_to_edit_returns_none():
     assert RulePolluter().pollute("Birds sing songs", "unambiguous") is None  # no fact token
 
 
-def test_find_facts_kinds():
-    facts = {
-        (f.text, f.kind)
-        for f in find_facts(
-            "The bridge opened in March 1932 in Sydney at a cost of 6.25 million, 12% over budget [3]."
-        )
-    }
-    assert {
-        ("March", "month"),
-        ("1932", "year"),
-        ("Sydney", "place"),
-        ("6.25", "decimal"),
-        ("12%", "percent"),
-    } <= facts
-    assert not any(t == "3" for t, _ in facts)  # citation marks are not facts
-
-
-@pytest.mark.parametrize("k", [1, 2, 4, 5, 6])
-def test_regimes_keep_k_and_mixed_pollutes_half(k):
-    passages = [
-        Passage(f"Station {i} opened in {1900 + i} with {10 + i} platforms.", source=f"s{i}.org")
-        for i in range(k)
-    ]
-    polluter = RulePolluter([p.text for p in passages])
-    clean = apply_regime(passages, Regime.CLEAN, "unambiguous", polluter, seed=1)
-    mixed = apply_regime(passages, "mixed", "unambiguous", polluter, seed=1)
-    full = apply_regime(passages, "full", "unambiguous", polluter, seed=1)
-    assert len(clean) == len(mixed) == len(full) == k
-    assert clean == passages
-    assert (
-        sum(isinstance(x, PollutedPassage) for x in mixed)
-        == mixed_count(k)
-        == max(1, round(k / 2 + 1e-9))
-    )
-    assert all(isinstance(x, PollutedPassage) for x in full)
-    for orig, item in zip(passages, mixed, strict=True):  # untouched passages are the originals
-        assert item == orig or (isinstance(item, PollutedPassage) and item.original == orig.text)
-    assert apply_regime(passages, "mixed", "unambiguous", polluter, seed=1) == mixed
-
-
-def test_mixed_positions_are_seeded():
-    passages = [Passage(f"Station {i} opened in {1900 + i}.", source=f"s{i}.org") for i in range(6)]
-    polluter = RulePolluter([p.text for p in passages])
-
-    def positions(seed):
-        items = apply_regime(passages, "mixed", "unambiguous", polluter, seed=seed)
-        return tuple(i for i, x in enumerate(items) if polluted_spans(x))
-
-    assert positions(0) == positions(0)
-    assert len({positions(s) for s in range(8)}) > 1
-    assert mixed_count(6, 0.5) == 3 and mixed_count(5, 0.5) == 3 and mixed_count(0) == 0
-
-
 def test_row_round_trip_and_engine_view_has_no_labels():
     pp = RulePolluter(NEWS).pollute(
         Passage(NEWS[0], source="https://a.org/x", score=0.4), "unambiguous", seed=0
@@ -202,16 +143,6 @@ def test_row_round_trip_and_engine_view_has_no_labels():
     view = pp.to_passage()
     assert view.text == pp.text and view.source == "https://a.org/x"
     assert "mirage_pollution" not in view.metadata
-
-
-def test_diff_edits_spans():
-    edits = diff_edits(
-        "The tower was completed in 1889.", "The tower was completed in 1925 by Gustave."
-    )
-    assert [(e.original, e.replacement) for e in edits] == [("1889", "1925 by Gustave")]
-    e = edits[0]
-    assert "The tower was completed in 1925 by Gustave."[e.start : e.end] == e.replacement
-    assert Edit.from_dict(e.to_dict()) == e
 
 
 def test_details_and_frames_go_before_citation_marks():
