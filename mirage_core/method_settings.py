@@ -36,6 +36,7 @@ __all__ = [
     "Relevance",
     "SourceCount",
     "UncorroboratedDelivery",
+    "WordForms",
 ]
 
 ContradictionScope = Literal["graph", "selected", "contested"]
@@ -52,6 +53,7 @@ AnswerNames = Literal["word", "last_word"]
 AnswerTimes = Literal["number", "year"]
 FactScope = Literal["sentence", "passage", "names_in_passage"]
 FactForms = Literal["tokens", "equivalent"]
+WordForms = Literal["prefix", "lemma"]
 CorroboratedOnly = Literal["none", "selection", "delivery"]
 ConflictScope = Literal["selected", "delivered"]
 UncorroboratedDelivery = Literal[
@@ -123,6 +125,10 @@ class MethodSettings:
     edge by the lower relevance of its two claims (``"none"``: every claim fully relevant)."""
     relevance_saturation: float = field(default=0.5, metadata=rule("positive_unit"))
     """Share of the query's content words at which a claim counts as fully relevant."""
+    word_forms: WordForms = "prefix"
+    """What relevance and the answer-slot rule match the query's words on: a 5-character
+    prefix of each word (``"prefix"``), or that of its dictionary lemma (``"lemma"``,
+    :mod:`mirage_core.word_forms`: "wrote" and "written" meet, as "played" and "plays" do)."""
     answer_conflict_scope: AnswerConflictScope = "claim"
     """Where the answer-slot rule looks for a fact two claims share: the two sentences, or each
     claim's facts against the other claim's whole passage."""

@@ -1,0 +1,50 @@
+"""The query's words matched in a claim by their lemma (``word_forms="lemma"``).
+
+Relevance and the answer-slot rule find the query's words in a claim by a 5-character prefix,
+which does not reach irregular forms or a short root's inflections: "Samuel Beckett wrote
+Waiting for Godot" and "Waiting for Godot was written by Oscar Wilde" do not both restate
+"Who wrote Waiting for Godot?" ("wrote" / "writt"), so the rule never compares the names they
+give, and the NLI model scores the pair 0.71 contradiction, under κ. Reading each word as its
+dictionary lemma first (:mod:`mirage_core.word_forms`) lets a restated question be recognized
+in another inflection, which is what the answer-slot rule is asked to read.
+
+Rule (declared with the candidate, before it ran), against the committed scoreboard on the fit
+split: :data:`research.equivalent_forms.NO_LOSS_ASKED`: adopted when nothing of any kind is
+lost (:func:`research.relevant_pairs.every_loss`); no gain is asked. The pick of
+:data:`research.quarantine_conflicts.NO_LOSS_GAIN_GARAG` is printed beside it and not chosen on.
+
+    python -m research.word_forms write
+    bash research/run_full_round.sh research/results/word-forms \\
+        research/candidates/words-lemma.json
+    python -m research.word_forms report research/results/word-forms/*.json
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from research.candidate_cli import candidates_main, choose
+from research.equivalent_forms import NO_LOSS_ASKED, asked
+from research.quarantine_conflicts import no_loss_gain
+
+CANDIDATES: dict[str, dict[str, Any]] = {
+    "words-lemma": {"method": {"word_forms": "lemma"}},
+}
+
+
+def report(runs: dict[str, dict[str, Any]]) -> list[str]:
+    names = [name for name in CANDIDATES if name in runs]
+    title = f"rule NO_LOSS_ASKED ({NO_LOSS_ASKED['declared']}), fit split"
+    out = choose(title, names, runs, asked)
+    return [*out, "", "beside it, not chosen on:", *no_loss_gain(runs, names, True, True)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    return candidates_main(
+        list(argv if argv is not None else sys.argv[1:]), __doc__, CANDIDATES, report
+    )
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
