@@ -331,7 +331,7 @@ def split_claims(
         )
     elif m.relevance == "lexical":
         evidence.relevance = lexical_relevance(
-            evidence.query, evidence.claims, m.relevance_saturation, m.word_forms
+            evidence.query, evidence.claims, m.relevance_saturation
         )
 
 

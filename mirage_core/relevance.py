@@ -7,10 +7,9 @@ gets a relevance in [0, 1], and the gate weighs an edge by the lower relevance o
 claims: a conflict is about the question only when both sides are.
 
 Lexical relevance: the share of the query's content words (:func:`~mirage_core.claims.content_tokens`)
-a claim holds, matched on a 5-character stem so "completed" meets "completion" (with
-``word_forms="lemma"``, the stem of each word's lemma: :mod:`mirage_core.word_forms`), divided
-by ``saturation`` and capped at 1 (a claim that holds half of a question's words is fully on
-topic at the default 0.5). A query with no content words makes every claim fully relevant.
+a claim holds, matched on a 5-character stem so "completed" meets "completion", divided by
+``saturation`` and capped at 1 (a claim that holds half of a question's words is fully on topic
+at the default 0.5). A query with no content words makes every claim fully relevant.
 """
 
 from __future__ import annotations
@@ -43,22 +42,20 @@ def stems(tokens: frozenset[str], forms: str = "prefix") -> set[str]:
     return {stem(t, forms) for t in tokens}
 
 
-def lexical_relevance(
-    query: str, claims: Sequence[Claim], saturation: float = 0.5, forms: str = "prefix"
-) -> np.ndarray:
+def lexical_relevance(query: str, claims: Sequence[Claim], saturation: float = 0.5) -> np.ndarray:
     """Relevance of each claim to ``query`` in [0, 1] (see the module docstring)."""
     if saturation <= 0:
         raise ValueError("saturation must be > 0")
-    return np.minimum(1.0, query_share(query, claims, forms) / saturation)
+    return np.minimum(1.0, query_share(query, claims) / saturation)
 
 
-def query_share(query: str, claims: Sequence[Claim], forms: str = "prefix") -> np.ndarray:
+def query_share(query: str, claims: Sequence[Claim]) -> np.ndarray:
     """The share of ``query``'s content-word stems each claim holds (1 for every claim when the
-    query has no content word); words read as ``forms`` (:func:`stem`)."""
-    q = stems(content_tokens(query), forms)
+    query has no content word)."""
+    q = stems(content_tokens(query))
     if not q:
         return np.ones(len(claims))
-    return np.array([len(q & stems(c.tokens, forms)) / len(q) for c in claims], dtype=np.float64)
+    return np.array([len(q & stems(c.tokens)) / len(q) for c in claims], dtype=np.float64)
 
 
 def edge_relevance(

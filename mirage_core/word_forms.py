@@ -1,13 +1,13 @@
 """Word forms: what a query's word and a claim's word are matched on.
 
-Relevance (:mod:`mirage_core.relevance`) and the answer-slot rule
-(:mod:`mirage_core.answer_conflict`) find the query's content words in a claim by a
-5-character stem, so "completed" meets "completion". A prefix does not reach an irregular form
+The answer-slot rule (:mod:`mirage_core.answer_conflict`) finds the question's content words in
+a claim by a 5-character stem (:func:`mirage_core.relevance.stem`), so "completed" meets
+"completion". A prefix does not reach an irregular form
 or the inflections of a short root: "wrote" and "written" ("writt"), "sang" and "sung",
 "played" and "plays" ("playe", "plays") stay apart, and a page that says "was written by" does
 not restate "who wrote".
 
-With ``MethodSettings.word_forms="lemma"`` a word is first read as its dictionary lemma, then
+With ``MethodSettings.answer_word_forms="lemma"`` a word is first read as its dictionary lemma, then
 cut to the same stem: "wrote", "written" and "writes" are "write", "played" and "plays"
 "play", "largest" "large". The lemma comes from LemmInflect's lookup tables (no model, no
 context): a word that can be a verb takes its first verb lemma, else its first noun,

@@ -17,6 +17,15 @@ lost (:func:`research.relevant_pairs.every_loss`); no gain is asked. The pick of
     bash research/run_full_round.sh research/results/word-forms \\
         research/candidates/words-lemma.json
     python -m research.word_forms report research/results/word-forms/*.json
+
+Second round, ``words-lemma-answer-slot`` (declared after the first round's result, before it
+ran): the lemma reading in the answer-slot rule only (``answer_word_forms="lemma"``);
+relevance keeps the prefix, so the pairs NLI reads and the weights the gate gives them do not
+move. Same rule, against the committed scoreboard.
+
+    bash research/run_full_round.sh research/results/word-forms-2 \
+        research/candidates/words-lemma-answer-slot.json
+    python -m research.word_forms report research/results/word-forms-2/*.json
 """
 
 from __future__ import annotations
@@ -30,6 +39,7 @@ from research.quarantine_conflicts import no_loss_gain
 
 CANDIDATES: dict[str, dict[str, Any]] = {
     "words-lemma": {"method": {"word_forms": "lemma"}},
+    "words-lemma-answer-slot": {"method": {"answer_word_forms": "lemma"}},
 }
 
 

@@ -47,7 +47,7 @@ class AnswerSlot:
                 m.answer_times,
                 m.answer_subjects,
                 m.fact_forms,
-                m.word_forms,
+                m.answer_word_forms,
             )
         )
         if not self.found:
