@@ -36,7 +36,6 @@ __all__ = [
     "Relevance",
     "SourceCount",
     "UncorroboratedDelivery",
-    "WordForms",
 ]
 
 ContradictionScope = Literal["graph", "selected", "contested"]
@@ -53,7 +52,6 @@ AnswerNames = Literal["word", "last_word"]
 AnswerTimes = Literal["number", "year"]
 FactScope = Literal["sentence", "passage", "names_in_passage"]
 FactForms = Literal["tokens", "equivalent"]
-WordForms = Literal["prefix", "lemma"]
 CorroboratedOnly = Literal["none", "selection", "delivery"]
 ConflictScope = Literal["selected", "delivered"]
 UncorroboratedDelivery = Literal[
@@ -125,11 +123,6 @@ class MethodSettings:
     edge by the lower relevance of its two claims (``"none"``: every claim fully relevant)."""
     relevance_saturation: float = field(default=0.5, metadata=rule("positive_unit"))
     """Share of the query's content words at which a claim counts as fully relevant."""
-    answer_word_forms: WordForms = "prefix"
-    """What the answer-slot rule matches the question's words on: a 5-character prefix of each
-    word (``"prefix"``), or that of its dictionary lemma (``"lemma"``,
-    :mod:`mirage_core.word_forms`: "wrote" and "written" meet, as "played" and "plays" do).
-    Relevance keeps the prefix."""
     answer_conflict_scope: AnswerConflictScope = "claim"
     """Where the answer-slot rule looks for a fact two claims share: the two sentences, or each
     claim's facts against the other claim's whole passage."""

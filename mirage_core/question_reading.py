@@ -78,20 +78,18 @@ def question_kinds(query: str, times: str = "number") -> tuple[str, ...]:
     return tuple(k for k in (*FACT_KINDS, "year") if k in kinds)
 
 
-def relation_stems(query: str, word_forms: str = "prefix") -> set[str]:
+def relation_stems(query: str) -> set[str]:
     """The stems of ``query``'s content words that are not part of a name: what it asks about
     its topic ("high" in "How high is Mount Everest?"). A sentence that names Mount Everest
     holds two thirds of that question's words without saying how high it is; one that restates
     the question holds a relation word too. For a query without capitals every content word
-    counts; a query whose content words are all names has none. Stems read as ``word_forms``
-    (:func:`mirage_core.relevance.stem`)."""
+    counts; a query whose content words are all names has none."""
     names = {t for t, kind in fact_tokens(query) if kind == "name"}
-    return stems(content_tokens(query), word_forms) - stems(frozenset(names), word_forms)
+    return stems(content_tokens(query)) - stems(frozenset(names))
 
 
-def question_words(query: str, forms: str = "tokens", word_forms: str = "prefix") -> set[str]:
-    """``query``'s tokens and content stems (read as ``word_forms``): a fact among them names
-    the question, not its answer (:func:`answer_facts`); with ``forms="equivalent"`` folded as
-    that reads facts."""
-    words = {t for t, _ in fact_tokens(query)} | stems(content_tokens(query), word_forms)
+def question_words(query: str, forms: str = "tokens") -> set[str]:
+    """``query``'s tokens and content stems: a fact among them names the question, not its
+    answer (:func:`answer_facts`); with ``forms="equivalent"`` folded as that reads facts."""
+    words = {t for t, _ in fact_tokens(query)} | stems(content_tokens(query))
     return {fold(w) for w in words} if forms == "equivalent" else words

@@ -5,8 +5,12 @@ which does not reach irregular forms or a short root's inflections: "Samuel Beck
 Waiting for Godot" and "Waiting for Godot was written by Oscar Wilde" do not both restate
 "Who wrote Waiting for Godot?" ("wrote" / "writt"), so the rule never compares the names they
 give, and the NLI model scores the pair 0.71 contradiction, under κ. Reading each word as its
-dictionary lemma first (:mod:`mirage_core.word_forms`) lets a restated question be recognized
-in another inflection, which is what the answer-slot rule is asked to read.
+dictionary lemma first (``mirage_core/word_forms.py`` in commit 635591f, LemmInflect's tables)
+lets a restated question be recognized in another inflection, which is what the answer-slot
+rule is asked to read.
+
+Neither round qualified and the setting was taken out (``docs/decisions.md``, 2026-12-07); the
+candidates' configs name a setting the package no longer has.
 
 Rule (declared with the candidate, before it ran), against the committed scoreboard on the fit
 split: :data:`research.equivalent_forms.NO_LOSS_ASKED`: adopted when nothing of any kind is

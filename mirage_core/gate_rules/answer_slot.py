@@ -47,7 +47,6 @@ class AnswerSlot:
                 m.answer_times,
                 m.answer_subjects,
                 m.fact_forms,
-                m.answer_word_forms,
             )
         )
         if not self.found:
