@@ -187,3 +187,24 @@ def test_glued_rule_can_be_switched_off(monkeypatch):
     monkeypatch.setattr(claims, "SPLIT_GLUED", False)
     text = "her stellar performance.who won i want to work for diddy."
     assert _texts(text) == [text]
+
+
+def test_a_mark_after_a_bracket_is_left_alone_in_a_token_with_an_inner_mark():
+    # the glued rule's own reading (pysbd may still split there): a token that holds a mark
+    # between two letters or digits ("v1.2", a domain, code) keeps its other marks too
+    assert claims._glued_cuts("They shipped v1.2).Then it broke down.") == []
+    assert claims._glued_cuts("They shipped v12).Then it broke down.") == [18]
+
+
+def test_a_piece_the_segmenter_altered_is_skipped_and_the_rest_located():
+    text = "Alpha beta. Gamma delta."
+    assert claims._locate(text, ["Alpha beta.", "  ", "Alpha  beta!", "Gamma delta."]) == [
+        (0, 11),
+        (12, 24),
+    ]
+
+
+def test_cuts_split_every_span_they_fall_inside():
+    spans = [(0, 10), (10, 20), (20, 30)]
+    # a cut at a span's own start (10) cuts nothing; the cuts before each span are passed over
+    assert claims._split_at(spans, [3, 10, 25]) == [(0, 3), (3, 10), (10, 20), (20, 25), (25, 30)]

@@ -99,3 +99,12 @@ def test_a_window_wider_than_every_passage_changes_no_verdict(fake_nli, fake_emb
     windowed = Mirage(wide, nli=fake_nli, embedder=fake_embedder).defend(QUERY, sources)
     assert windowed.decision == plain.decision and windowed.reason == plain.reason
     assert windowed.coordination == plain.coordination
+
+
+def test_one_long_sentence_is_read_as_written():
+    # a single sentence over the budget is the window whole: the text as the passage wrote
+    # it, spaces around it included, not the sentence cut out of it
+    text = "  " + PLANTED_LONG[0].split("? ")[1].split(". ")[0] + ".  "
+    spans = split_sentences(text)
+    assert len(spans) == 1 and spans[0] != (0, len(text))
+    assert signal_window(text, spans, frozenset(), max_tokens=3) == (text, spans)
