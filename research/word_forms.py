@@ -30,6 +30,16 @@ move. Same rule, against the committed scoreboard.
     bash research/run_full_round.sh research/results/word-forms-2 \
         research/candidates/words-lemma-answer-slot.json
     python -m research.word_forms report research/results/word-forms-2/*.json
+
+Third round, ``words-lemma-which-noun`` (declared after the second round's result and its
+one loss read set by set, before it ran): the second round's reading together with
+``answer_which="noun"``: "what" / "which" followed by a noun phrase asks for what the noun
+names ("Which English musician …" → a name, "what percentage …" → a number), where today
+every kind of fact answers it. Same rule, against the committed scoreboard.
+
+    bash research/run_full_round.sh research/results/word-forms-3 \
+        research/candidates/words-lemma-which-noun.json
+    python -m research.word_forms report research/results/word-forms-3/*.json
 """
 
 from __future__ import annotations
@@ -44,6 +54,7 @@ from research.quarantine_conflicts import no_loss_gain
 CANDIDATES: dict[str, dict[str, Any]] = {
     "words-lemma": {"method": {"word_forms": "lemma"}},
     "words-lemma-answer-slot": {"method": {"answer_word_forms": "lemma"}},
+    "words-lemma-which-noun": {"method": {"answer_word_forms": "lemma", "answer_which": "noun"}},
 }
 
 
