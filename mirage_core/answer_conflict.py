@@ -116,7 +116,6 @@ def answer_facts(
     names: str = "word",
     subject_of: set[str] | None = None,
     forms: str = "tokens",
-    word_forms: str = "prefix",
 ) -> dict[str, frozenset[str]]:
     """The facts of each kind ``text`` names that ``question_words`` (the question's tokens and
     content stems) do not. ``names="last_word"``: a name is its last word outside the
@@ -124,8 +123,7 @@ def answer_facts(
     the question asks (:func:`relation_stems`); a capitalized first word followed by one of
     them is a name too (:func:`_subject`). ``forms="equivalent"``: each fact in the form
     :func:`mirage_core.fact_forms.fact_form` compares it in (``question_words`` are then
-    expected folded too). ``word_forms``: how a word is matched on ``question_words``' stems
-    (:func:`mirage_core.relevance.stem`)."""
+    expected folded too)."""
     if names not in ("word", "last_word"):
         raise ValueError(f"names must be 'word' or 'last_word', got {names!r}")
     equivalent = forms == "equivalent"
@@ -136,9 +134,7 @@ def answer_facts(
         token = _POSSESSIVE.sub("", token) or token
         if equivalent:
             token = fact_form(token, text)
-        if token in question_words or (
-            kind == "name" and _not_a_name(token, question_words, word_forms)
-        ):
+        if token in question_words or (kind == "name" and _not_a_name(token, question_words)):
             continue
         found.setdefault(kind, set()).add(token)
     if names == "last_word":
@@ -146,27 +142,25 @@ def answer_facts(
             words = [_POSSESSIVE.sub("", t) or t for t in phrase]
             if equivalent:
                 words = [fold(t) for t in words]
-            kept = [t for t in words if not _not_a_name(t, question_words, word_forms)]
+            kept = [t for t in words if not _not_a_name(t, question_words)]
             if kept:
                 found.setdefault("name", set()).add(kept[-1])
-    subject = _subject(text, subject_of, word_forms) if subject_of else None
+    subject = _subject(text, subject_of) if subject_of else None
     if subject is not None and equivalent:
         subject = fold(subject)
-    if subject is not None and not _not_a_name(subject, question_words, word_forms):
+    if subject is not None and not _not_a_name(subject, question_words):
         found.setdefault("name", set()).add(subject)
     return {k: frozenset(v) for k, v in found.items()}
 
 
-def _subject(text: str, asked: set[str], word_forms: str = "prefix") -> str | None:
+def _subject(text: str, asked: set[str]) -> str | None:
     """The sentence's first word, lower-cased, when it is capitalized, no number or month, and
     followed by a word of what the question asks: the subject of that relation ("Michelangelo
     painted The Last Supper" for "who painted the Last Supper"). A first word is otherwise no
     name (it is capitalized whatever it is); one that does what the question asks names who
     or what did it."""
     lead = leading_words(text, 2)
-    if len(lead) < 2 or not lead[0][:1].isupper():
-        return None
-    if stem(lead[1].lower(), word_forms) not in asked:
+    if len(lead) < 2 or not lead[0][:1].isupper() or stem(lead[1].lower()) not in asked:
         return None
     if fact_tokens(lead[0])[0][1] is not None:  # a number or a month
         return None
@@ -182,12 +176,10 @@ def of_kind(facts: dict[str, frozenset[str]] | dict[str, set[str]], kind: str) -
     return set(facts.get(kind, ()))
 
 
-def _not_a_name(token: str, question_words: set[str], word_forms: str = "prefix") -> bool:
+def _not_a_name(token: str, question_words: set[str]) -> bool:
     """A capitalized token that names nothing the answer could: a word of the question (whole
-    or by its stem, read as ``word_forms``) or a stopword."""
-    return (
-        token in question_words or token in STOPWORDS or stem(token, word_forms) in question_words
-    )
+    or by its stem) or a stopword."""
+    return token in question_words or token in STOPWORDS or stem(token) in question_words
 
 
 CONTEXT_MODES: tuple[str, ...] = get_args(AnswerConflictContext)
@@ -228,8 +220,6 @@ def answer_conflicts(
     times: str = "number",
     subjects: bool = False,
     forms: str = "tokens",
-    word_forms: str = "prefix",
-    which: str = "any",
 ) -> list[AnswerConflict]:
     """Every pair of ``claims[indices]`` from different sources that holds at least
     ``min_share`` of ``query``'s content words each (one of its :func:`relation_stems` among
@@ -251,9 +241,6 @@ def answer_conflicts(
     ``names``: how two names are told apart (:func:`answer_facts`). ``times``: what answers a
     question that asks when (:func:`question_kinds`). ``subjects``: a claim's capitalized first
     word followed by a word of what the question asks names an answer (:func:`_subject`).
-    ``word_forms``: how the query's words are found in a claim
-    (:func:`mirage_core.relevance.stem`: a 5-character prefix, or that of the word's lemma).
-    ``which``: how "what" / "which" + a noun is read (:func:`question_kinds`).
 
     A query with no content word gives no pair: no claim can be told to restate it."""
     if scope not in ("claim", "passage"):
@@ -262,13 +249,11 @@ def answer_conflicts(
         return []
     if context is not None and len(context) != len(claims):
         raise ValueError(f"context has {len(context)} entries for {len(claims)} claims")
-    q = stems(content_tokens(query), word_forms)
-    own = {i: stems(claims[i].tokens, word_forms) for i in indices}
-    seen = (
-        {i: own[i] | stems(context[i], word_forms) for i in indices} if context is not None else own
-    )
+    q = stems(content_tokens(query))
+    own = {i: stems(claims[i].tokens) for i in indices}
+    seen = {i: own[i] | stems(context[i]) for i in indices} if context is not None else own
     share = [len(q & seen[i]) / len(q) for i in indices]
-    asked = relation_stems(query, word_forms) or q
+    asked = relation_stems(query) or q
     on_question = [
         i for i, s in zip(indices, share, strict=True) if s >= min_share and asked & own[i]
     ]
@@ -276,12 +261,9 @@ def answer_conflicts(
         return []
     # a claim that restates the question only with its page's context (the verdict says so)
     via_context = {i: len(q & own[i]) / len(q) < min_share for i in on_question}
-    words = question_words(query, forms, word_forms)
-    subject_of = relation_stems(query, word_forms) if subjects else None
-    facts = [
-        answer_facts(claims[i].text, words, names, subject_of, forms, word_forms)
-        for i in on_question
-    ]
+    words = question_words(query, forms)
+    subject_of = relation_stems(query) if subjects else None
+    facts = [answer_facts(claims[i].text, words, names, subject_of, forms) for i in on_question]
     # the forms each claim states its facts in beyond its tokens ("330 metres": 1083 feet): a
     # fact of one claim among the other's is a fact in common (its plain words are not: a
     # fact is a fact of both only when both name it)
@@ -291,9 +273,7 @@ def answer_conflicts(
         known = dict(zip(on_question, facts, strict=True))  # read once, not twice
         for i, c in enumerate(claims):
             of_claim = (
-                known[i]
-                if i in known
-                else answer_facts(c.text, words, names, subject_of, forms, word_forms)
+                known[i] if i in known else answer_facts(c.text, words, names, subject_of, forms)
             )
             page = pages.setdefault(c.passage_index, {})
             for kind, found_here in of_claim.items():
@@ -307,7 +287,7 @@ def answer_conflicts(
     # no earlier kind has called yet
     open_pairs = np.triu((sources[:, None] != sources[None, :]) & (holds @ holds.T > 0), k=1)
     found: list[tuple[int, int, str]] = []
-    for kind in question_kinds(query, times, which):
+    for kind in question_kinds(query, times):
         vocab: dict[str, int] = {}
         rows, cols = [], []
         for r, f in enumerate(facts):

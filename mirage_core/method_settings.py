@@ -20,7 +20,6 @@ __all__ = [
     "AnswerConflictScope",
     "AnswerNames",
     "AnswerTimes",
-    "AnswerWhich",
     "ConflictRule",
     "ConflictScope",
     "ContradictionScope",
@@ -37,7 +36,6 @@ __all__ = [
     "Relevance",
     "SourceCount",
     "UncorroboratedDelivery",
-    "WordForms",
 ]
 
 ContradictionScope = Literal["graph", "selected", "contested"]
@@ -54,8 +52,6 @@ AnswerNames = Literal["word", "last_word"]
 AnswerTimes = Literal["number", "year"]
 FactScope = Literal["sentence", "passage", "names_in_passage"]
 FactForms = Literal["tokens", "equivalent"]
-WordForms = Literal["prefix", "lemma"]
-AnswerWhich = Literal["any", "noun"]
 CorroboratedOnly = Literal["none", "selection", "delivery"]
 ConflictScope = Literal["selected", "delivered"]
 UncorroboratedDelivery = Literal[
@@ -127,11 +123,6 @@ class MethodSettings:
     edge by the lower relevance of its two claims (``"none"``: every claim fully relevant)."""
     relevance_saturation: float = field(default=0.5, metadata=rule("positive_unit"))
     """Share of the query's content words at which a claim counts as fully relevant."""
-    answer_word_forms: WordForms = "prefix"
-    """What the answer-slot rule matches the question's words on: a 5-character prefix of each
-    word (``"prefix"``), or that of its dictionary lemma (``"lemma"``,
-    :mod:`mirage_core.word_forms`: "wrote" and "written" meet, as "played" and "plays" do).
-    Relevance keeps the prefix."""
     answer_conflict_scope: AnswerConflictScope = "claim"
     """Where the answer-slot rule looks for a fact two claims share: the two sentences, or each
     claim's facts against the other claim's whole passage."""
@@ -145,10 +136,6 @@ class MethodSettings:
     """How the answer-slot rule tells two names apart: by their last word, their most specific
     (``"last_word"``: "New York Mets" and "New York Yankees" differ, "Dix" and "William
     Chatterton Dix" agree), or by any word in common (``"word"``: the first two agree)."""
-    answer_which: AnswerWhich = "any"
-    """What a question that asks "what" / "which" + a noun is answered by: every kind of fact
-    (``"any"``), or what the noun names (``"noun"``: "Which English musician …" by a name, "what
-    percentage …" by a number; :func:`mirage_core.question_reading.question_kinds`)."""
     answer_times: AnswerTimes = "number"
     """What answers a question that asks when, for the answer-slot rule: any number, or a year
     (``"year"``: a whole number of three or four digits; a score or a count does not say when)."""

@@ -35,26 +35,13 @@ _HOW_NUMBER = frozenset(
 )
 _DATE_WORDS = frozenset({"year", "years", "date", "month", "day", "century", "decade"})
 _GENERIC_WH = frozenset({"what", "which", "why", "how"})
-#: Words after "what" / "which" that start no noun phrase: the question is then generic ("what
-#: is", "which of", "what kind of").
-_NO_NOUN = frozenset(
-    """is was are were be been being am do does did has have had can could will would shall
-    should may might must of kind kinds type types sort sorts one ones it he she they we you i
-    this that these those the a an""".split()
-)
-#: Nouns after "what" / "which" that ask for a number ("what percentage", "which rank").
-_MEASURE_NOUNS = frozenset(
-    """number numbers percentage percent amount age height length size population distance
-    weight depth width speed temperature rank score price cost total count""".split()
-)
-ANSWER_WHICH: tuple[str, ...] = ("any", "noun")
 _WORD = re.compile(r"[a-z]+")
 #: A number that can be a year: a whole number of three or four digits ("476", "1998").
 YEAR = re.compile(r"\d{3,4}")
 ANSWER_TIMES: tuple[str, ...] = get_args(AnswerTimes)
 
 
-def question_kinds(query: str, times: str = "number", which: str = "any") -> tuple[str, ...]:
+def question_kinds(query: str, times: str = "number") -> tuple[str, ...]:
     """The fact kinds that answer ``query``, read off its wh-words: ``when`` → numbers and
     months, ``who`` / ``whom`` / ``whose`` / ``where`` → names, ``how many`` (``much``, ``tall``,
     …) → numbers, ``what`` / ``which year`` (``date``, ``month``, …) → numbers and months; a
@@ -64,13 +51,7 @@ def question_kinds(query: str, times: str = "number", which: str = "any") -> tup
     ``times="year"``: a question that asks *when* is answered by a year or a month, not by any
     number (:data:`YEAR`: a whole number of three or four digits), so "when" and "what year"
     give the kinds ``"year"`` and ``"month"``; "1–1" and "3–0" in a match report say nothing
-    about when a team last qualified.
-
-    ``which="noun"``: "what" / "which" followed by a noun phrase asks for what the noun names
-    ("Which English musician …" → names; "what percentage …" → numbers), not for every
-    kind; "what is", "which of" and "what kind of" stay generic."""
-    if which not in ANSWER_WHICH:
-        raise ValueError(f"which must be one of {ANSWER_WHICH}, got {which!r}")
+    about when a team last qualified."""
     if times not in ANSWER_TIMES:
         raise ValueError(f"times must be one of {ANSWER_TIMES}, got {times!r}")
     when = "year" if times == "year" else "number"
@@ -87,8 +68,6 @@ def question_kinds(query: str, times: str = "number", which: str = "any") -> tup
             kinds.add("number")
         elif w in ("what", "which") and nxt in _DATE_WORDS:
             kinds.update((when, "month"))
-        elif which == "noun" and w in ("what", "which") and nxt and nxt not in _NO_NOUN:
-            kinds.add("number" if nxt in _MEASURE_NOUNS else "name")
         elif w in _GENERIC_WH:
             return FACT_KINDS
         else:
@@ -99,20 +78,18 @@ def question_kinds(query: str, times: str = "number", which: str = "any") -> tup
     return tuple(k for k in (*FACT_KINDS, "year") if k in kinds)
 
 
-def relation_stems(query: str, word_forms: str = "prefix") -> set[str]:
+def relation_stems(query: str) -> set[str]:
     """The stems of ``query``'s content words that are not part of a name: what it asks about
     its topic ("high" in "How high is Mount Everest?"). A sentence that names Mount Everest
     holds two thirds of that question's words without saying how high it is; one that restates
     the question holds a relation word too. For a query without capitals every content word
-    counts; a query whose content words are all names has none. Stems read as ``word_forms``
-    (:func:`mirage_core.relevance.stem`)."""
+    counts; a query whose content words are all names has none."""
     names = {t for t, kind in fact_tokens(query) if kind == "name"}
-    return stems(content_tokens(query), word_forms) - stems(frozenset(names), word_forms)
+    return stems(content_tokens(query)) - stems(frozenset(names))
 
 
-def question_words(query: str, forms: str = "tokens", word_forms: str = "prefix") -> set[str]:
-    """``query``'s tokens and content stems (read as ``word_forms``): a fact among them names
-    the question, not its answer (:func:`answer_facts`); with ``forms="equivalent"`` folded as
-    that reads facts."""
-    words = {t for t, _ in fact_tokens(query)} | stems(content_tokens(query), word_forms)
+def question_words(query: str, forms: str = "tokens") -> set[str]:
+    """``query``'s tokens and content stems: a fact among them names the question, not its
+    answer (:func:`answer_facts`); with ``forms="equivalent"`` folded as that reads facts."""
+    words = {t for t, _ in fact_tokens(query)} | stems(content_tokens(query))
     return {fold(w) for w in words} if forms == "equivalent" else words

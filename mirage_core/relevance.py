@@ -20,26 +20,20 @@ import numpy as np
 
 from mirage_core.claims import content_tokens
 from mirage_core.types import Claim
-from mirage_core.word_forms import WORD_FORMS, lemma
 
 __all__ = ["edge_relevance", "lexical_relevance", "query_share", "stem", "stems"]
 
 _STEM = 5
 
 
-def stem(token: str, forms: str = "prefix") -> str:
-    """A content token cut to its 5-character stem (a number stays whole); with
-    ``forms="lemma"``, its lemma's stem (:mod:`mirage_core.word_forms`)."""
-    if forms != "prefix":
-        if forms not in WORD_FORMS:
-            raise ValueError(f"forms must be one of {WORD_FORMS}, got {forms!r}")
-        token = lemma(token)
+def stem(token: str) -> str:
+    """A content token cut to its 5-character stem (a number stays whole)."""
     return token[:_STEM] if len(token) > _STEM and not token[0].isdigit() else token
 
 
-def stems(tokens: frozenset[str], forms: str = "prefix") -> set[str]:
-    """Content tokens cut to their 5-character stem (numbers whole), read as ``forms``."""
-    return {stem(t, forms) for t in tokens}
+def stems(tokens: frozenset[str]) -> set[str]:
+    """Content tokens cut to their 5-character stem (numbers whole)."""
+    return {stem(t) for t in tokens}
 
 
 def lexical_relevance(query: str, claims: Sequence[Claim], saturation: float = 0.5) -> np.ndarray:

@@ -9,7 +9,7 @@ dictionary lemma first (``mirage_core/word_forms.py`` in commit 635591f, LemmInf
 lets a restated question be recognized in another inflection, which is what the answer-slot
 rule is asked to read.
 
-Neither round qualified and the setting was taken out (``docs/decisions.md``, 2026-12-07); the
+No round qualified and the settings were taken out (``docs/decisions.md``, 2026-12-07); the
 candidates' configs name a setting the package no longer has.
 
 Rule (declared with the candidate, before it ran), against the committed scoreboard on the fit

@@ -47,8 +47,6 @@ class AnswerSlot:
                 m.answer_times,
                 m.answer_subjects,
                 m.fact_forms,
-                m.answer_word_forms,
-                m.answer_which,
             )
         )
         if not self.found:
