@@ -30,7 +30,8 @@ class Passage:
     Attributes:
         text: the passage text.
         source: identifier of where it came from (URL, file name, document id). Defaults to
-            ``metadata["url"]``, ``metadata["source"]``, ``metadata["id"]``, then ``passage-<i>``.
+            the first non-blank of ``metadata["url"]``, ``["source"]``, ``["id"]``,
+            ``["doc_id"]`` and ``["file_name"]``, then ``passage-<i>``.
         domain: the independent publisher it counts as (for trust and d_src). Defaults to the
             host of a URL source (without ``www.``), otherwise the source itself.
         score: the retriever's relevance score (any scale; min-max normalized per query).
@@ -109,7 +110,10 @@ def to_passage(obj: PassageLike) -> Passage:
             for k, v in obj.items()
             if k not in ("text", "source", "domain", "score", "metadata")
         }
-        meta = dict(obj.get("metadata") or {}) | extra
+        given = obj.get("metadata") or {}
+        if not isinstance(given, Mapping):
+            raise TypeError(f"Passage.metadata must be a mapping, got {type(given).__name__}")
+        meta = dict(given) | extra
         source = obj.get("source") or obj.get("url")
         score = obj.get("score")
         return Passage(
