@@ -27,6 +27,16 @@ def test_defaults_and_paper():
         and paper.partners_per_claim is None
         and paper.max_pairs is None
     )
+    # the published gate: every source independent, one source blocks, no coordination or
+    # answer-slot handling, a tie decided by the ratio alone
+    assert (
+        paper.independence,
+        paper.single_domain,
+        paper.coordination,
+        paper.answer_conflict,
+        paper.block_on_tie,
+        paper.redundancy_filter,
+    ) == ("none", "block", "none", None, False, "none")
     assert MirageConfig.paper(r_max=0.2).r_max == 0.2
     assert MirageConfig.paper(kappa=0.6).method == MethodSettings.paper(kappa=0.6)
 
@@ -151,3 +161,14 @@ def test_round_trips_through_file_pickle_and_copy(tmp_path):
     assert MirageConfig.from_file(tmp_path / "wrapped.json").r_max == 0.1
     with pytest.raises(ValueError, match="unknown"):
         MirageConfig.from_dict({"rmax": 0.1})
+
+
+@pytest.mark.parametrize("data", [{"bogus": 1}, {"method": {"bogus": 1}}])
+def test_an_unknown_field_at_either_level_is_refused(data):
+    with pytest.raises(ValueError, match="bogus"):
+        MirageConfig.from_dict(data)
+
+
+def test_method_settings_must_be_a_mapping():
+    with pytest.raises(ValueError, match="'method' must be a mapping of MethodSettings fields"):
+        MirageConfig.from_dict({"method": ["kappa", 0.5]})
