@@ -14,7 +14,7 @@ def test_rows_keep_their_line_numbers_past_blank_lines(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("line", "message"), [("[1, 2]", "must be a JSON object"), ("{oops", "not valid JSON")]
+    ("line", "message"), [("[1, 2]", "each row must be a JSON object"), ("{oops", "not valid JSON")]
 )
 def test_a_bad_line_names_the_file_and_line(tmp_path, line, message):
     path = tmp_path / "rows.jsonl"
