@@ -172,3 +172,17 @@ def test_an_unknown_field_at_either_level_is_refused(data):
 def test_method_settings_must_be_a_mapping():
     with pytest.raises(ValueError, match="'method' must be a mapping of MethodSettings fields"):
         MirageConfig.from_dict({"method": ["kappa", 0.5]})
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"partners_per_claim": -1}, "partners_per_claim must be an int >= 1 or None, got -1"),
+        ({"d_min": 0}, "d_min must be an int >= 1, got 0"),
+        ({"answer_conflict": 2.0}, r"answer_conflict must be a number in \(0, 1\] or None"),
+        ({"tau": 1.5}, r"tau must be a number in \[0, 1\], got 1.5"),
+    ],
+)
+def test_the_error_says_what_the_field_must_be_and_whether_none_is_allowed(kwargs, message):
+    with pytest.raises(ValueError, match=f"^{message}"):
+        MirageConfig().replace(**kwargs)
