@@ -78,10 +78,10 @@ def test_callable_nli_is_a_backend() -> None:
 
 
 def test_callable_nli_argument_errors() -> None:
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="CallableNLI needs a callable, got str"):
         CallableNLI("not callable")  # type: ignore[arg-type]
     nli = CallableNLI(uniform)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="sequences of str, not str"):
         nli.predict("a", "b")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="differ in length"):
         nli.predict(["a", "b"], ["c"])
@@ -203,3 +203,8 @@ def test_callable_nli_from_many_threads() -> None:
     for idx, out in results.values():
         np.testing.assert_allclose(out, expected[idx])
     assert len(nli.cache) == 20
+
+
+def test_callable_nli_is_named_after_its_function() -> None:
+    assert repr(CallableNLI(uniform)) == "CallableNLI(uniform)"
+    assert repr(CallableNLI(Recorder())) == "CallableNLI(Recorder)"  # no __name__: its type
