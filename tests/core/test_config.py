@@ -181,8 +181,24 @@ def test_method_settings_must_be_a_mapping():
         ({"d_min": 0}, "d_min must be an int >= 1, got 0"),
         ({"answer_conflict": 2.0}, r"answer_conflict must be a number in \(0, 1\] or None"),
         ({"tau": 1.5}, r"tau must be a number in \[0, 1\], got 1.5"),
+        ({"relevance_saturation": 0.0}, r"relevance_saturation must be a number in \(0, 1\]"),
+        ({"alpha": -1}, "alpha must be a finite number >= 0, got -1"),
+        ({"block_on_tie": 1}, "block_on_tie must be a bool, got 1"),
+        ({"trust": ["a.example"]}, "trust must be a mapping domain -> \\[0, 1\\], got list"),
+        ({"trust": {3: 0.5}}, "trust keys must be domain strings, got 3"),
+        ({"trust": {"a.example": 1.5}}, r"trust\['a.example'\] must be in \[0, 1\], got 1.5"),
+        ({"request_overrides": ["kappa"]}, "request_overrides must be a mapping of field names"),
+        ({"request_overrides": {1: 0.5}}, "request_overrides must be a mapping of field names"),
+        ({"contradiction_scope": "all"}, "contradiction_scope must be one of 'graph', "),
+        ({"coordination_signals": []}, r"coordination_signals must be a non-empty sequence of \["),
+        ({"coordination_threshold": float("nan")}, "coordination_threshold must be a finite "),
     ],
 )
 def test_the_error_says_what_the_field_must_be_and_whether_none_is_allowed(kwargs, message):
     with pytest.raises(ValueError, match=f"^{message}"):
         MirageConfig().replace(**kwargs)
+
+
+def test_trust_takes_the_whole_unit_interval_and_lower_cases_domains():
+    cfg = MirageConfig(trust={"Reuters.COM": 0, "b.example": 1})
+    assert cfg.trust == {"reuters.com": 0.0, "b.example": 1.0}

@@ -65,10 +65,10 @@ def test_a_mapping_becomes_a_passage_with_its_other_keys_as_metadata():
     ("obj", "message"),
     [
         ({"source": "s"}, "needs a 'text' key"),
-        ({"text": "t", "score": True}, "score must be a number"),
-        ({"text": 3}, "text must be str"),
-        ({"text": "t", "domain": 5}, "domain must be str or None"),
-        ({"text": "t", "metadata": ["a"]}, "metadata must be a mapping"),
+        ({"text": "t", "score": True}, "score must be a number, got bool"),
+        ({"text": 3}, "text must be str, got int"),
+        ({"text": "t", "domain": 5}, "domain must be str or None, got int"),
+        ({"text": "t", "metadata": ["a"]}, "metadata must be a mapping, got list"),
         (3.5, "must be a Passage, str or mapping"),
     ],
 )
@@ -90,3 +90,16 @@ def test_passages_are_new_objects_and_the_query_must_be_text():
     assert check_query("q") == "q"
     with pytest.raises(TypeError, match="query must be str, got bytes"):
         check_query(b"q")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"score": "0.5"}, "Passage.score must be a number, got str"),
+        ({"source": 7}, "Passage.source must be str or None, got int"),
+        ({"metadata": None}, "Passage.metadata must be a mapping, got NoneType"),
+    ],
+)
+def test_a_passage_checks_its_own_fields(kwargs, message):
+    with pytest.raises(TypeError, match=message):
+        Passage("Some text.", **kwargs)
