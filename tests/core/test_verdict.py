@@ -136,3 +136,68 @@ def test_to_json_keeps_non_ascii_text_and_takes_json_options(fake_nli):
     assert json.loads(v.to_json())["query"] == "Steht der Eiffelturm in München?"
     assert "München" in v.to_json()  # not escaped to \u00fc
     assert v.to_json(indent=2).startswith("{\n  ")
+
+
+def test_to_dict_carries_each_claim_and_edge_as_the_verdict_holds_it(clean_verdict):
+    v = clean_verdict
+    data = v.to_dict()
+    assert (data["schema_version"], data["query"], data["decision"]) == (3, QUERY, v.decision)
+    assert (data["d_src"], data["selected"], data["n_passages"]) == (
+        v.d_src,
+        list(v.selected),
+        v.n_passages,
+    )
+    assert data["r_contr"] == v.r_contr and data["gate"][0]["rule"] == v.gate[0].rule
+    assert (data["nli_error"], data["embedding_error"], data["warnings"]) == (None, None, [])
+    selected = set(v.selected)
+    for c, d in zip(v.claims, data["claims"], strict=True):
+        assert d == {
+            "index": c.index,
+            "text": c.text,
+            "passage_index": c.passage_index,
+            "span": [c.start, c.end],
+            "source": c.source,
+            "domain": c.domain,
+            "group": c.group,
+            "retrieval_score": c.retrieval_score,
+            "score": float(v.scores[c.index]),
+            "support": int(v.support[c.index]),
+            "relevance": round(float(v.relevance[c.index]), 4),
+            "selected": c.index in selected,
+            "corroborated": bool(v.corroborated[c.index]),
+        }
+    assert any(d["selected"] for d in data["claims"]) and any(d["support"] for d in data["claims"])
+    for e, d in zip(v.edges, data["edges"], strict=True):
+        assert (d["premise"], d["hypothesis"]) == (e.premise, e.hypothesis)
+        assert d["p"] == pytest.approx([e.p_entail, e.p_neutral, e.p_contra], abs=1e-6)
+        assert (d["w_supp"], d["w_contr"]) == pytest.approx((e.w_supp, e.w_contr), abs=1e-6)
+    assert "edges" not in v.to_dict(include_edges=False)
+
+
+def test_to_networkx_carries_each_claim_and_edge_as_the_verdict_holds_it(clean_verdict):
+    v = clean_verdict
+    g = v.to_networkx()
+    assert g.graph == {
+        "query": QUERY,
+        "decision": v.decision,
+        "r_contr": v.r_contr,
+        "d_src": v.d_src,
+    }
+    for c in v.claims:
+        assert g.nodes[c.index] == {
+            "text": c.text,
+            "passage_index": c.passage_index,
+            "source": c.source,
+            "domain": c.domain,
+            "score": float(v.scores[c.index]),
+            "support": int(v.support[c.index]),
+            "selected": c.index in set(v.selected),
+        }
+    for e in v.edges:
+        assert g.edges[e.premise, e.hypothesis] == {
+            "p_entail": e.p_entail,
+            "p_neutral": e.p_neutral,
+            "p_contra": e.p_contra,
+            "w_supp": e.w_supp,
+            "w_contr": e.w_contr,
+        }
