@@ -138,6 +138,20 @@ def test_to_json_keeps_non_ascii_text_and_takes_json_options(fake_nli):
     assert v.to_json(indent=2).startswith("{\n  ")
 
 
+def _claim_fields(v, c) -> dict:
+    """What both views of the verdict say of claim ``c``: its text and provenance, s(c), n(c)
+    and whether it is in S*."""
+    return {
+        "text": c.text,
+        "passage_index": c.passage_index,
+        "source": c.source,
+        "domain": c.domain,
+        "score": float(v.scores[c.index]),
+        "support": int(v.support[c.index]),
+        "selected": c.index in set(v.selected),
+    }
+
+
 def test_to_dict_carries_each_claim_and_edge_as_the_verdict_holds_it(clean_verdict):
     v = clean_verdict
     data = v.to_dict()
@@ -149,21 +163,13 @@ def test_to_dict_carries_each_claim_and_edge_as_the_verdict_holds_it(clean_verdi
     )
     assert data["r_contr"] == v.r_contr and data["gate"][0]["rule"] == v.gate[0].rule
     assert (data["nli_error"], data["embedding_error"], data["warnings"]) == (None, None, [])
-    selected = set(v.selected)
     for c, d in zip(v.claims, data["claims"], strict=True):
-        assert d == {
+        assert d == _claim_fields(v, c) | {
             "index": c.index,
-            "text": c.text,
-            "passage_index": c.passage_index,
             "span": [c.start, c.end],
-            "source": c.source,
-            "domain": c.domain,
             "group": c.group,
             "retrieval_score": c.retrieval_score,
-            "score": float(v.scores[c.index]),
-            "support": int(v.support[c.index]),
             "relevance": round(float(v.relevance[c.index]), 4),
-            "selected": c.index in selected,
             "corroborated": bool(v.corroborated[c.index]),
         }
     assert any(d["selected"] for d in data["claims"]) and any(d["support"] for d in data["claims"])
@@ -184,15 +190,7 @@ def test_to_networkx_carries_each_claim_and_edge_as_the_verdict_holds_it(clean_v
         "d_src": v.d_src,
     }
     for c in v.claims:
-        assert g.nodes[c.index] == {
-            "text": c.text,
-            "passage_index": c.passage_index,
-            "source": c.source,
-            "domain": c.domain,
-            "score": float(v.scores[c.index]),
-            "support": int(v.support[c.index]),
-            "selected": c.index in set(v.selected),
-        }
+        assert g.nodes[c.index] == _claim_fields(v, c)
     for e in v.edges:
         assert g.edges[e.premise, e.hypothesis] == {
             "p_entail": e.p_entail,
