@@ -111,9 +111,8 @@ def to_passage(obj: PassageLike) -> Passage:
             if k not in ("text", "source", "domain", "score", "metadata")
         }
         given = obj.get("metadata") or {}
-        if not isinstance(given, Mapping):
-            raise TypeError(f"Passage.metadata must be a mapping, got {type(given).__name__}")
-        meta = dict(given) | extra
+        # a non-mapping goes to Passage as it is, and Passage refuses it by name
+        meta = dict(given) | extra if isinstance(given, Mapping) else given
         source = obj.get("source") or obj.get("url")
         score = obj.get("score")
         return Passage(

@@ -27,7 +27,7 @@ ran): the lemma reading in the answer-slot rule only (``answer_word_forms="lemma
 relevance keeps the prefix, so the pairs NLI reads and the weights the gate gives them do not
 move. Same rule, against the committed scoreboard.
 
-    bash research/run_full_round.sh research/results/word-forms-2 \
+    bash research/run_full_round.sh research/results/word-forms-2 \\
         research/candidates/words-lemma-answer-slot.json
     python -m research.word_forms report research/results/word-forms-2/*.json
 
@@ -37,7 +37,7 @@ one loss read set by set, before it ran): the second round's reading together wi
 names ("Which English musician …" → a name, "what percentage …" → a number), where today
 every kind of fact answers it. Same rule, against the committed scoreboard.
 
-    bash research/run_full_round.sh research/results/word-forms-3 \
+    bash research/run_full_round.sh research/results/word-forms-3 \\
         research/candidates/words-lemma-which-noun.json
     python -m research.word_forms report research/results/word-forms-3/*.json
 """

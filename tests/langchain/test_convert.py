@@ -10,8 +10,7 @@ from langchain_core.documents import Document
 
 from mirage_core import CallableNLI, Mirage
 from mirage_langchain._convert import check_documents, documents_to_passages, verdict_to_documents
-
-QUESTION = "Where is the Eiffel Tower located?"
+from tests.langchain.test_retriever import QUESTION
 
 
 @pytest.mark.parametrize(
