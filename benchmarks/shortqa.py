@@ -23,6 +23,11 @@ builds them):
 - ``clean``: the five honest passages (k = 5, seeded order);
 - ``full``: the five poisons alone (k = 5);
 - ``mixed``: honest and poisons together (k = 10, seeded order).
+
+:func:`load_shortqa_one` builds ``shortqa-one``: the five honest passages and *one* poison
+(seeded pick and order, k = 6), a single planted page among honest ones. Nothing coordinates
+there for the signals to flag, so what keeps its answer out is its conflict with the honest
+pages.
 """
 
 from __future__ import annotations
@@ -41,21 +46,10 @@ def load_shortqa(
     path: str | Path = DATA, *, limit: int | None = None, seed: int | str = 0
 ) -> Dataset:
     """The shortqa set (see the module doc), ``limit`` questions (seeded), every regime."""
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
-    rows = [json.loads(line) for line in lines if line.strip()]
-    chosen = subsample(len(rows), limit, seed)
+    rows, chosen = _read(path, limit, seed)
     instances: list[Instance] = []
     for idx in chosen:
-        row = rows[idx]
-        qid = str(row["id"])
-        query = str(row["question"])
-        honest = [Passage(p["text"], source=p["url"]) for p in row["honest"]]
-        bad = [
-            PollutedPassage.whole(Passage(p["text"], source=p["url"]), "coordinated")
-            for p in row["poisons"]
-        ]
-        correct = tuple(str(a) for a in row["answer"])
-        incorrect = (str(row["incorrect_answer"]),)
+        qid, query, honest, bad, correct, incorrect = _question(rows[idx])
         rng = rng_for(seed, "shortqa", qid)
         clean = list(honest)
         rng.shuffle(clean)
@@ -87,3 +81,54 @@ def load_shortqa(
         n_available=len(rows),
         settings={"limit": limit, "seed": seed, "file": str(path)},
     )
+
+
+def load_shortqa_one(
+    path: str | Path = DATA, *, limit: int | None = None, seed: int | str = 0
+) -> Dataset:
+    """``shortqa-one``: each question's five honest passages and one of its poisons (seeded
+    pick), in seeded order (k = 6); one ``mixed`` instance per question."""
+    rows, chosen = _read(path, limit, seed)
+    instances: list[Instance] = []
+    for idx in chosen:
+        qid, query, honest, bad, correct, incorrect = _question(rows[idx])
+        rng = rng_for(seed, "shortqa-one", qid)
+        items: list[EvidenceItem] = [*honest, rng.choice(bad)]
+        rng.shuffle(items)
+        instances.append(
+            Instance(qid, query, Regime.MIXED.value, "single", items, correct, incorrect)
+        )
+    return Dataset(
+        name="shortqa-one",
+        instances=instances,
+        description=(
+            "shortqa with one planted passage: five honest passages from five independent "
+            "publishers and one poison pushing an incorrect answer."
+        ),
+        regimes={"mixed": "five honest passages + one poison (k = 6, seeded pick and order)"},
+        families=["single"],
+        family_notes={"single": "one planted source among honest ones"},
+        qa=True,
+        n_queries=len(chosen),
+        n_available=len(rows),
+        settings={"limit": limit, "seed": seed, "file": str(path)},
+    )
+
+
+def _read(path: str | Path, limit: int | None, seed: int | str) -> tuple[list[dict], list[int]]:
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    rows = [json.loads(line) for line in lines if line.strip()]
+    return rows, subsample(len(rows), limit, seed)
+
+
+def _question(
+    row: dict,
+) -> tuple[str, str, list[Passage], list[PollutedPassage], tuple[str, ...], tuple[str, ...]]:
+    """One question's id, text, honest passages, poisons, correct and incorrect answers."""
+    honest = [Passage(p["text"], source=p["url"]) for p in row["honest"]]
+    bad = [
+        PollutedPassage.whole(Passage(p["text"], source=p["url"]), "coordinated")
+        for p in row["poisons"]
+    ]
+    correct = tuple(str(a) for a in row["answer"])
+    return str(row["id"]), str(row["question"]), honest, bad, correct, (str(row["incorrect_answer"]),)

@@ -27,6 +27,7 @@ from mirage_core.evidence import Evidence, prepare_evidence
 from mirage_core.gate import decide
 from mirage_core.gate_state import measure
 from mirage_core.graph import ClaimGraph, build_graph
+from mirage_core.lone_facts import hold_back_lone_facts
 from mirage_core.nli.base import NLIBackend
 from mirage_core.normalize import normalize_query
 from mirage_core.pairs import CandidatePairs, build_pairs
@@ -211,7 +212,7 @@ class Mirage:
     ) -> Verdict:
         """Graph → quarantine → corroboration → selection → contradiction mass and sources →
         scope of the conflicts → gate → (with ``corroborated_only="delivery"``) the corroborated
-        part of S*."""
+        part of S* → (with ``lone_facts="hold_back"``) without the claims that name a lone fact."""
         cfg, evidence, claims = item.config, item.evidence, item.evidence.claims
         if evidence.early_reason is not None or error is not None or item.pairs is None:
             return self._unverified(item, error)
@@ -237,6 +238,7 @@ class Mirage:
         decision = decide(state, coordination)
         if cfg.method.corroborated_only == "delivery":
             decision = deliver_corroborated(decision, state, corroboration, quarantined)
+        decision = hold_back_lone_facts(decision, state, quarantined)
         evidence.timings.update(graph=t1 - t0, select=t2 - t1, gate=time.perf_counter() - t2)
         return make_verdict(
             cfg,

@@ -28,6 +28,7 @@ __all__ = [
     "FactForms",
     "FactScope",
     "Linkage",
+    "LoneFacts",
     "MethodSettings",
     "ParaphraseBudget",
     "ParaphraseVeto",
@@ -58,6 +59,7 @@ UncorroboratedDelivery = Literal[
     "selected", "most_relevant", "part_and_most_relevant", "fallback", "fallback_after_quarantine"
 ]
 ParaphraseVeto = Literal["counted", "leaning", "unread_or_leaning"]
+LoneFacts = Literal["deliver", "hold_back"]
 ParaphraseBudget = Literal["shared", "exempt"]
 
 
@@ -299,6 +301,12 @@ class MethodSettings:
     ``coordinated_d_min`` lets one surviving page answer alone, but several surviving pages
     none of which vouches for another are no such page). A request for an account falls back
     (``request_overrides``); a question hands on S* whole."""
+    lone_facts: LoneFacts = "deliver"
+    """What a passing verdict does with a claim that names a fact of the kind the query asks
+    for (a number, a month, a name) that no other independent source states: hand it on
+    (``"deliver"``), or hold it back (``"hold_back"``: a planted page's one swapped answer is
+    the fact no honest page repeats; :mod:`mirage_core.lone_facts`). Held back only where the
+    delivered claims span two sources or more."""
     pair_relevant_only: bool = field(default=True, metadata=rule("bool"))
     """Send to NLI only the pairs both of whose claims hold a word of the query (relevance > 0):
     the gate weighs a pair by its less relevant claim, so the others can never decide r_contr

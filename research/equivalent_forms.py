@@ -35,6 +35,7 @@ sets seldom hold cannot show one. The earlier rules' picks are printed beside it
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from typing import Any
 
 from research.candidate_cli import Judgement, candidates_main, choose
@@ -57,6 +58,26 @@ def asked(run: dict[str, Any], default: dict[str, Any]) -> Judgement:
     """:data:`NO_LOSS_ASKED`: nothing lost of any kind on the fit split; the gain is 1."""
     shown, _, _ = delivered_share(run, default)
     return shown, every_loss(run, default), 1.0
+
+
+def asked_report(candidates: Iterable[str], runs: dict[str, dict[str, Any]]) -> list[str]:
+    """A round decided by :data:`NO_LOSS_ASKED` over ``candidates``, the pick of
+    :data:`~research.quarantine_conflicts.NO_LOSS_GAIN_GARAG` printed beside it."""
+    names = [name for name in candidates if name in runs]
+    title = f"rule NO_LOSS_ASKED ({NO_LOSS_ASKED['declared']}), fit split"
+    out = choose(title, names, runs, asked)
+    return [*out, "", "beside it, not chosen on:", *no_loss_gain(runs, names, True, True)]
+
+
+def asked_round(argv: list[str] | None, doc: str, candidates: dict[str, dict[str, Any]]) -> int:
+    """The command line (``write`` / ``report``) of a round decided by :data:`NO_LOSS_ASKED`
+    against the committed scoreboard."""
+    return candidates_main(
+        list(argv if argv is not None else sys.argv[1:]),
+        doc,
+        candidates,
+        lambda runs: asked_report(candidates, runs),
+    )
 
 
 def report(runs: dict[str, dict[str, Any]]) -> list[str]:

@@ -44,12 +44,9 @@ every kind of fact answers it. Same rule, against the committed scoreboard.
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
-from research.candidate_cli import candidates_main, choose
-from research.equivalent_forms import NO_LOSS_ASKED, asked
-from research.quarantine_conflicts import no_loss_gain
+from research.equivalent_forms import asked_round
 
 CANDIDATES: dict[str, dict[str, Any]] = {
     "words-lemma": {"method": {"word_forms": "lemma"}},
@@ -58,17 +55,8 @@ CANDIDATES: dict[str, dict[str, Any]] = {
 }
 
 
-def report(runs: dict[str, dict[str, Any]]) -> list[str]:
-    names = [name for name in CANDIDATES if name in runs]
-    title = f"rule NO_LOSS_ASKED ({NO_LOSS_ASKED['declared']}), fit split"
-    out = choose(title, names, runs, asked)
-    return [*out, "", "beside it, not chosen on:", *no_loss_gain(runs, names, True, True)]
-
-
 def main(argv: list[str] | None = None) -> int:
-    return candidates_main(
-        list(argv if argv is not None else sys.argv[1:]), __doc__, CANDIDATES, report
-    )
+    return asked_round(argv, __doc__, CANDIDATES)
 
 
 if __name__ == "__main__":

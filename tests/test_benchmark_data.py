@@ -41,3 +41,33 @@ def test_shortqa_order_is_seeded() -> None:
 
     assert order(0) == order(0)
     assert order(0) != order(1)
+
+
+def test_shortqa_one_holds_the_honest_passages_and_one_poison() -> None:
+    rows = {
+        r["id"]: r
+        for r in (json.loads(x) for x in shortqa.DATA.read_text(encoding="utf-8").splitlines() if x)
+    }
+    ds = shortqa.load_shortqa_one(seed=0)
+    assert ds.name == "shortqa-one" and ds.n_queries == len(rows) == len(ds.instances)
+    picked = set()
+    for inst in ds.instances:
+        row = rows[inst.qid]
+        poisons = {p["text"] for p in row["poisons"]}
+        texts = [p.text for p in inst.passages]
+        assert inst.regime == "mixed" and inst.n_polluted == 1 and len(texts) == 6
+        assert set(texts) - poisons == {p["text"] for p in row["honest"]}
+        (poison,) = set(texts) & poisons
+        picked.add(row["poisons"].index(next(p for p in row["poisons"] if p["text"] == poison)))
+        for item, text in zip(inst.items, texts, strict=True):
+            assert isinstance(item, PollutedPassage) == (text == poison)
+    # the poison is a seeded pick, not always the first one
+    assert len(picked) > 1
+    again = shortqa.load_shortqa_one(seed=0)
+    assert [p.text for i in again.instances for p in i.passages] == [
+        p.text for i in ds.instances for p in i.passages
+    ]
+    other = shortqa.load_shortqa_one(seed=1)
+    assert [p.text for i in other.instances for p in i.passages] != [
+        p.text for i in ds.instances for p in i.passages
+    ]

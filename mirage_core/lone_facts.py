@@ -1,0 +1,140 @@
+"""Lone facts: a delivered claim names no fact of the asked kind that only its own source states.
+
+A page planted among honest ones ("The Titanic sank in 1913, when …" beside four pages that
+say 1912) restates the question in its own words, so neither the NLI model nor the answer-slot
+rule (:mod:`mirage_core.answer_conflict`) reliably reads it against the honest sentences, and
+nothing coordinates for the coordination signals to flag: the gate passes, and the swapped
+answer reaches the generator beside the true one. What sets it apart is corroboration fact by
+fact: its answer is the one fact of the evidence that no second source states.
+
+With ``MethodSettings.lone_facts="hold_back"`` a passing verdict holds back every delivered
+claim that names a fact of a kind the query asks for (:func:`~mirage_core.question_reading.question_kinds`:
+numbers, months, names; a fact the query itself holds is not an answer) that no claim of
+another independent source (domain or independence group) states, in any form
+(:func:`~mirage_core.fact_forms.added_forms` under ``fact_forms="equivalent"``). Quarantined
+passages state nothing. A claim that names no such fact is not held back: it has no answer to
+disagree on. The verdict falls back when every delivered claim is held back.
+
+It applies only where the delivered claims span two independent sources or more: a lone page
+that a quarantine lets answer alone (``coordinated_d_min``) has no second source to state its
+facts, and is delivered as the quarantine decided.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
+
+from mirage_core.answer_conflict import answer_facts, of_kind
+from mirage_core.fact_forms import added_forms
+from mirage_core.gate import GateDecision
+from mirage_core.gate_state import GateState
+from mirage_core.question_reading import question_kinds, question_words, relation_stems
+from mirage_core.records import RuleOutcome
+from mirage_core.sources import source_unit
+from mirage_core.types import Claim
+
+__all__ = ["hold_back_lone_facts", "lone_facts"]
+
+
+def lone_facts(
+    query: str,
+    claims: Sequence[Claim],
+    delivered: Sequence[int],
+    quarantined: np.ndarray,
+    unit_of,
+    *,
+    times: str = "number",
+    names: str = "last_word",
+    subjects: bool = True,
+    forms: str = "equivalent",
+) -> dict[int, tuple[str, ...]]:
+    """Each claim of ``delivered`` that names a fact of a kind ``query`` asks for which no
+    claim of another source (``unit_of(claim)``; quarantined claims left out) states, with
+    those facts in sorted order. The facts are read as the answer-slot rule reads them
+    (:func:`~mirage_core.answer_conflict.answer_facts`, with ``names``, ``subjects`` and
+    ``forms`` as it takes them)."""
+    kinds = question_kinds(query, times)
+    if not kinds or not delivered:
+        return {}
+    words = question_words(query, forms)
+    subject_of = relation_stems(query) if subjects else None
+    facts: dict[int, dict[str, frozenset[str]]] = {}
+
+    def facts_of(i: int) -> dict[str, frozenset[str]]:
+        if i not in facts:
+            facts[i] = answer_facts(claims[i].text, words, names, subject_of, forms)
+        return facts[i]
+
+    # what each source states: every fact its kept claims name, in every form they give it
+    stated: dict[object, set[str]] = {}
+    for i, claim in enumerate(claims):
+        if quarantined[i]:
+            continue
+        said = stated.setdefault(unit_of(claim), set())
+        for found in facts_of(i).values():
+            said |= found
+        if forms == "equivalent":
+            said |= added_forms(claim.text)
+    out: dict[int, tuple[str, ...]] = {}
+    for i in delivered:
+        own = unit_of(claims[i])
+        named = {t for kind in kinds for t in of_kind(facts_of(i), kind)}
+        lone = sorted(
+            t for t in named if not any(t in said for u, said in stated.items() if u != own)
+        )
+        if lone:
+            out[i] = tuple(lone)
+    return out
+
+
+def hold_back_lone_facts(
+    decision: GateDecision, state: GateState, quarantined: np.ndarray
+) -> GateDecision:
+    """``decision`` without the delivered claims that name a lone fact (module doc), under
+    ``lone_facts="hold_back"``; a fallback when none is left. Unchanged when it does not pass,
+    when the setting is ``"deliver"`` or when what it delivers comes from one source."""
+    cfg = state.config
+    m = cfg.method
+    if decision.decision != "verified" or m.lone_facts == "deliver":
+        return decision
+    unit_of = source_unit(cfg)
+    claims = state.claims
+    if len({unit_of(claims[i]) for i in decision.delivered}) < 2:
+        return decision
+    lone = lone_facts(
+        state.evidence.query,
+        claims,
+        decision.delivered,
+        quarantined,
+        unit_of,
+        times=m.answer_times,
+        names=m.answer_names,
+        subjects=m.answer_subjects,
+        forms=m.fact_forms,
+    )
+    if not lone:
+        return decision
+    kept = tuple(i for i in decision.delivered if i not in lone)
+    named = "; ".join(f"[{i}] {', '.join(facts)}" for i, facts in sorted(lone.items()))
+    what = f"claims that name a fact no other source states held back: {named}"
+    if not kept:
+        outcome = RuleOutcome(
+            "lone_facts", True, f"every verified claim names a fact no other source states: {named}"
+        )
+        return replace(
+            decision,
+            decision="fallback",
+            reason=f"blocked: {outcome.reason}; the gate had {decision.reason}",
+            delivered=(),
+            outcomes=(*decision.outcomes, outcome),
+        )
+    outcome = RuleOutcome("lone_facts", False, what)
+    return replace(
+        decision,
+        reason=f"{decision.reason}; {what}",
+        delivered=kept,
+        outcomes=(*decision.outcomes, outcome),
+    )

@@ -1,0 +1,125 @@
+"""Lone facts: under ``lone_facts="hold_back"`` a passing verdict holds back every delivered
+claim that names a fact of the asked kind no other independent source states."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mirage_core import Mirage, MirageConfig, Passage
+from mirage_core.lone_facts import lone_facts
+from tests.conftest import LONE_DETAIL_QUERY as QUERY
+from tests.conftest import worded_claims
+
+#: Three honest pages state 1889, each in its own words; a fourth, worded apart from all of
+#: them (the lexical NLI double reads no conflict), moves it to 1925.
+HONEST = (
+    ("The Eiffel Tower was completed in 1889 for the World's Fair.", "a.example"),
+    ("Builders finished the Eiffel Tower in 1889, on schedule.", "b.example"),
+    ("Visitors first climbed the tower when it was completed in 1889.", "c.example"),
+)
+PLANTED = ("Workers wrapped up the Paris landmark only in 1925, archives show.", "d.example")
+
+
+def pages(*rows: tuple[str, str]) -> list[Passage]:
+    return [Passage(text, source=f"https://{host}/eiffel", score=0.9) for text, host in rows]
+
+
+def engine(fake_nli, lone: str = "hold_back", **config) -> Mirage:
+    return Mirage(MirageConfig(coordination="none", **config).replace(lone_facts=lone), fake_nli)
+
+
+def unit(claim):
+    return claim.group
+
+
+def test_a_fact_only_its_own_source_states_is_lone() -> None:
+    claims = worded_claims([*HONEST, PLANTED])
+    kept = np.zeros(len(claims), dtype=bool)
+    assert lone_facts(QUERY, claims, range(4), kept, unit) == {3: ("1925",)}
+
+
+def test_a_quarantined_claim_states_nothing() -> None:
+    claims = worded_claims([HONEST[0], HONEST[1], PLANTED])
+    quarantined = np.array([False, True, False])
+    # with b.example quarantined, no second source states a.example's 1889 either
+    assert lone_facts(QUERY, claims, [0, 2], quarantined, unit) == {
+        0: ("1889",),
+        2: ("1925",),
+    }
+
+
+def test_facts_are_compared_in_their_equivalent_forms() -> None:
+    claims = worded_claims(
+        [("Mars has two moons.", "a.example"), ("Astronomers count 2 moons of Mars.", "b.example")]
+    )
+    kept = np.zeros(2, dtype=bool)
+    query = "How many moons does Mars have?"
+    assert lone_facts(query, claims, [0, 1], kept, unit) == {}
+    assert lone_facts(query, claims, [0, 1], kept, unit, forms="tokens") == {1: ("2",)}
+
+
+def test_only_the_kinds_the_query_asks_for_count() -> None:
+    # "when" asks for a number or a month: a name no other page gives is no answer
+    claims = worded_claims(
+        [
+            ("The tower was completed in 1889 by Gustave Eiffel.", "a.example"),
+            ("Its completion came in 1889.", "b.example"),
+        ]
+    )
+    kept = np.zeros(2, dtype=bool)
+    assert lone_facts(QUERY, claims, [0, 1], kept, unit) == {}
+    # a name is read by its last word outside the query: "Gustave Eiffel" by "gustave" here
+    who = "Who built the Eiffel Tower?"
+    assert lone_facts(who, claims, [0, 1], kept, unit) == {0: ("gustave",)}
+
+
+def test_a_fact_the_query_holds_is_no_answer() -> None:
+    claims = worded_claims(
+        [
+            ("Apollo 11 landed in July 1969.", "a.example"),
+            ("The Apollo 11 crew touched down in July 1969.", "b.example"),
+        ]
+    )
+    kept = np.zeros(2, dtype=bool)
+    assert lone_facts("When did Apollo 11 land?", claims, [0, 1], kept, unit) == {}
+
+
+def test_the_planted_answer_is_held_back_and_the_honest_ones_delivered(fake_nli) -> None:
+    evidence = pages(*HONEST, PLANTED)
+    before = engine(fake_nli, lone="deliver").defend(QUERY, evidence)
+    assert before.decision == "verified"
+    assert any("1925" in c.text for c in before.verified_claims)
+    after = engine(fake_nli).defend(QUERY, evidence)
+    assert after.decision == "verified"
+    assert [c.text for c in after.verified_claims] == [t for t, _ in HONEST]
+    assert "held back: [3] 1925" in after.reason
+    (outcome,) = [o for o in after.gate if o.rule == "lone_facts"]
+    assert not outcome.blocks and "1925" in outcome.reason
+
+
+def test_nothing_left_falls_back(fake_nli) -> None:
+    evidence = pages(HONEST[1], PLANTED)
+    verdict = engine(fake_nli).defend(QUERY, evidence)
+    assert verdict.decision == "fallback" and verdict.verified_claims == []
+    assert verdict.reason.startswith("blocked: every verified claim names a fact no other source")
+    assert "1889" in verdict.reason and "1925" in verdict.reason
+
+
+def test_one_source_is_delivered_as_the_gate_passed_it(fake_nli) -> None:
+    evidence = pages(PLANTED)
+    verdict = engine(fake_nli, d_min=1).defend(QUERY, evidence)
+    assert verdict.decision == "verified"
+    assert [c.text for c in verdict.verified_claims] == [PLANTED[0]]
+
+
+@pytest.mark.parametrize("lone", ["deliver", "hold_back"])
+def test_agreeing_pages_are_delivered_whole(fake_nli, lone) -> None:
+    verdict = engine(fake_nli, lone=lone).defend(QUERY, pages(*HONEST))
+    assert verdict.decision == "verified" and len(verdict.verified_claims) == 3
+    assert all(o.rule != "lone_facts" for o in verdict.gate)
+
+
+def test_an_unknown_setting_is_refused() -> None:
+    with pytest.raises(ValueError, match="lone_facts"):
+        MirageConfig().replace(lone_facts="drop")
