@@ -50,12 +50,14 @@ def lone_facts(
     names: str = "last_word",
     subjects: bool = True,
     forms: str = "equivalent",
+    outvoted: bool = False,
 ) -> dict[int, tuple[str, ...]]:
     """Each claim of ``delivered`` that names a fact of a kind ``query`` asks for which no
     claim of another source (``unit_of(claim)``; quarantined claims left out) states, with
-    those facts in sorted order. The facts are read as the answer-slot rule reads them
-    (:func:`~mirage_core.answer_conflict.answer_facts`, with ``names``, ``subjects`` and
-    ``forms`` as it takes them)."""
+    those facts in sorted order. With ``outvoted``, a fact of a kind counts only where the
+    kept claims name a fact of that kind that two sources or more state. The facts are read
+    as the answer-slot rule reads them (:func:`~mirage_core.answer_conflict.answer_facts`,
+    with ``names``, ``subjects`` and ``forms`` as it takes them)."""
     kinds = question_kinds(query, times)
     if not kinds or not delivered:
         return {}
@@ -78,6 +80,17 @@ def lone_facts(
             said |= found
         if forms == "equivalent":
             said |= added_forms(claim.text)
+    if outvoted:  # the kinds the evidence answers with a fact two sources state
+        kept = [i for i in range(len(claims)) if not quarantined[i]]
+        kinds = tuple(
+            kind
+            for kind in kinds
+            if any(
+                sum(t in said for said in stated.values()) >= 2
+                for i in kept
+                for t in of_kind(facts_of(i), kind)
+            )
+        )
     out: dict[int, tuple[str, ...]] = {}
     for i in delivered:
         own = unit_of(claims[i])
@@ -114,6 +127,7 @@ def hold_back_lone_facts(
         names=m.answer_names,
         subjects=m.answer_subjects,
         forms=m.fact_forms,
+        outvoted=m.lone_facts == "outvoted",
     )
     if not lone:
         return decision

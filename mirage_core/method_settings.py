@@ -59,7 +59,7 @@ UncorroboratedDelivery = Literal[
     "selected", "most_relevant", "part_and_most_relevant", "fallback", "fallback_after_quarantine"
 ]
 ParaphraseVeto = Literal["counted", "leaning", "unread_or_leaning"]
-LoneFacts = Literal["deliver", "hold_back"]
+LoneFacts = Literal["deliver", "hold_back", "outvoted"]
 ParaphraseBudget = Literal["shared", "exempt"]
 
 
@@ -305,8 +305,9 @@ class MethodSettings:
     """What a passing verdict does with a claim that names a fact of the kind the query asks
     for (a number, a month, a name) that no other independent source states: hand it on
     (``"deliver"``), or hold it back (``"hold_back"``: a planted page's one swapped answer is
-    the fact no honest page repeats; :mod:`mirage_core.lone_facts`). Held back only where the
-    delivered claims span two sources or more."""
+    the fact no honest page repeats; :mod:`mirage_core.lone_facts`), or hold it back only
+    where the kept evidence names a fact of that kind that two sources or more state
+    (``"outvoted"``). Held back only where the delivered claims span two sources or more."""
     pair_relevant_only: bool = field(default=True, metadata=rule("bool"))
     """Send to NLI only the pairs both of whose claims hold a word of the query (relevance > 0):
     the gate weighs a pair by its less relevant claim, so the others can never decide r_contr

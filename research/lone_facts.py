@@ -19,6 +19,17 @@ lost (:func:`research.relevant_pairs.every_loss`); no gain is asked. The pick of
     bash research/run_full_round.sh research/results/lone-facts \\
         research/candidates/lone-facts-hold-back.json
     python -m research.lone_facts report research/results/lone-facts/*.json
+
+Second round, ``lone-facts-outvoted`` (declared after the first round's result, before it
+ran): a claim is held back for a lone fact of a kind only where the kept evidence names a fact
+of that kind that two sources or more state (``lone_facts="outvoted"``): the lone answer is
+outvoted by a corroborated one. Where the evidence agrees on no such fact (the ``blind``
+family's gold page among misleading pages that each name their own lead) nothing is held
+back. Same rule, against the committed scoreboard.
+
+    bash research/run_full_round.sh research/results/lone-facts-2 \
+        research/candidates/lone-facts-outvoted.json
+    python -m research.lone_facts report research/results/lone-facts-2/*.json
 """
 
 from __future__ import annotations
@@ -29,6 +40,7 @@ from research.equivalent_forms import asked_round
 
 CANDIDATES: dict[str, dict[str, Any]] = {
     "lone-facts-hold-back": {"method": {"lone_facts": "hold_back"}},
+    "lone-facts-outvoted": {"method": {"lone_facts": "outvoted"}},
 }
 
 
