@@ -203,11 +203,12 @@ class MirageConfig:
         method = data.pop("method", None) or {}
         if not isinstance(method, Mapping):
             raise ValueError("'method' must be a mapping of MethodSettings fields")
-        known = {f.name for f in fields(cls)} | _METHOD_FIELDS
-        unknown = (set(data) | set(method)) - known
-        if unknown:
-            raise ValueError(f"unknown MirageConfig fields: {sorted(unknown)}")
-        return cls().replace(**data, **dict(method))
+        twice = set(data) & set(method)
+        if twice:
+            raise ValueError(
+                f"settings given both at top level and under 'method': {sorted(twice)}"
+            )
+        return cls().replace(**data, **dict(method))  # replace refuses unknown names
 
     def to_file(self, path: str | Path) -> None:
         """Write the configuration as JSON (what ``mirage calibrate`` produces)."""

@@ -165,6 +165,11 @@ def test_an_unknown_field_at_either_level_is_refused(data):
         MirageConfig.from_dict(data)
 
 
+def test_a_setting_given_at_both_levels_is_refused():
+    with pytest.raises(ValueError, match=r"both at top level and under 'method': \['kappa'\]"):
+        MirageConfig.from_dict({"kappa": 0.5, "method": {"kappa": 0.6}})
+
+
 def test_method_settings_must_be_a_mapping():
     with pytest.raises(ValueError, match="'method' must be a mapping of MethodSettings fields"):
         MirageConfig.from_dict({"method": ["kappa", 0.5]})
