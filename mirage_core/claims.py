@@ -222,6 +222,29 @@ _DOMAIN_OR_EXT = frozenset(
 )
 
 
+_CLOSERS = ")]\"'’”"
+_LONGEST_ENDING = max(map(len, _DOMAIN_OR_EXT))
+
+
+def _ends_name(token: str, q: int) -> bool:
+    """Whether the mark at ``token[q]`` follows a whole domain or file name and opens a
+    sentence: the letters before it are a known ending after an inner dot
+    ("example.com.Then", "report.pdf.It") and a capitalized word follows."""
+    after = _ALNUM_RUN.match(token, q + 1)
+    right = after.group(0) if after else ""
+    if not (right[:1].isupper() and right[1:].islower()):
+        return False
+    dot = q - 1
+    while dot >= 0 and token[dot].isalnum() and q - dot <= _LONGEST_ENDING:
+        dot -= 1
+    return (
+        dot > 0
+        and token[dot] == "."
+        and token[dot - 1].isalnum()
+        and token[dot + 1 : q].lower() in _DOMAIN_OR_EXT
+    )
+
+
 @lru_cache(maxsize=1)
 def _abbreviations() -> frozenset[str]:
     from pysbd.lang.english import English
@@ -252,7 +275,9 @@ def _glued_cuts(text: str) -> list[int]:
         q = m.start() - start
         if skip:
             continue
-        if inner - (token[q - 1].isalnum() and token[q + 1].isalnum()) > 0:
+        if inner - (token[q - 1].isalnum() and token[q + 1].isalnum()) > 0 and not _ends_name(
+            token, q
+        ):
             continue  # another inner mark: a domain, initials, code
         before = _ALNUM_RUN_BACK.search(token, 0, q)
         after = _ALNUM_RUN.match(token, q + 1)
@@ -265,9 +290,9 @@ def _glued_cuts(text: str) -> list[int]:
         if (
             token[q] == "."
             and right.lower() in _DOMAIN_OR_EXT
-            and not token[q + 1 + len(right) :].strip(".,;:!?)]\"'’”")
+            and token[q + 1 + len(right) :].lstrip(_CLOSERS)[:1] in ("", *".,;:!?")
         ):
-            continue
+            continue  # the ending of a domain or file name, then its sentence's own marks
         if left.isupper() and right.isupper():
             continue
         cuts.append(start + q + 1)

@@ -99,6 +99,7 @@ def test_glued_question_is_its_own_sentence():
         "They watched ABC.NEWS at work.",
         "Read it on example.com.",  # domain name, then the sentence's own mark
         "It is on example.com), they said.",
+        "Install it from example.com.AU today.",  # an upper-case run after the ending
     ],
 )
 def test_glued_exclusions_stay_one_sentence(text):
@@ -208,3 +209,16 @@ def test_cuts_split_every_span_they_fall_inside():
     spans = [(0, 10), (10, 20), (20, 30)]
     # a cut at a span's own start (10) cuts nothing; the cuts before each span are passed over
     assert claims._split_at(spans, [3, 10, 25]) == [(0, 3), (3, 10), (10, 20), (20, 25), (25, 30)]
+
+
+@pytest.mark.parametrize(
+    ("text", "first"),
+    [
+        ("Read more at example.com.Then the tower opened.", "Read more at example.com."),
+        ("Open report.pdf.It says so.", "Open report.pdf."),
+        ("It runs on node.js.We tested it.", "It runs on node.js."),
+        ("It runs on node.js).We tested it.", "It runs on node.js)."),
+    ],
+)
+def test_a_sentence_glued_after_a_domain_or_file_name_is_cut_after_the_name(text, first):
+    assert _texts(text) == [first, text[len(first) :]]
