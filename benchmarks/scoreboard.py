@@ -19,8 +19,8 @@ on the report split (a seeded 50/50 split of the queries of every dataset):
 - shortqa (59 short questions, ``benchmarks/shortqa.py``; ``--no-shortqa`` leaves it out): five
   honest passages from five publishers (CLEAN), five planted poisons alone (FULL), and both
   (MIXED, k = 10), the scoreboard's only honest multi-source evidence for short questions; and
-  ``shortqa-one``: the five honest passages and one poison (k = 6), a single planted page that
-  no coordination signal can see.
+  ``shortqa-one`` / ``shortqa-two``: the five honest passages and one or two poisons (k = 6 /
+  7), planted pages too few for the coordination signals to see.
 
 Two more sections follow the table, each printed for every system and split:
 
@@ -61,7 +61,7 @@ import numpy as np
 
 from benchmarks import families as fam
 from benchmarks._pair_store import stored_models
-from benchmarks.shortqa import load_shortqa, load_shortqa_one
+from benchmarks.shortqa import FEW_NAMES, load_shortqa, load_shortqa_few
 from benchmarks.snippets import SCAN_CHARS as SNIPPET_SCAN_CHARS
 from benchmarks.snippets import snippet_dataset
 from mirage_core.answer_conflict import answer_conflicts
@@ -186,18 +186,19 @@ def goals(datasets: Sequence[str]) -> list[Goal]:
                 ),
                 _row(ds, "honest+5 pass", "mixed", "pass_rate"),
             ]
-        elif ds == "shortqa-one":
+        elif ds in FEW_NAMES.values():
+            few = f"honest+{next(n for n, name in FEW_NAMES.items() if name == ds)}"
             out += [
                 _row(
                     ds,
-                    "honest+1: wrong answer in evidence",
+                    f"{few}: wrong answer in evidence",
                     "mixed",
                     "incorrect_in_evidence",
                     "≤ 10%",
                     lambda x: x <= 0.1,
                 ),
-                _row(ds, "honest+1: correct answer only", "mixed", "correct_only"),
-                _row(ds, "honest+1 pass", "mixed", "pass_rate"),
+                _row(ds, f"{few}: correct answer only", "mixed", "correct_only"),
+                _row(ds, f"{few} pass", "mixed", "pass_rate"),
             ]
         else:
             out += [
@@ -375,7 +376,8 @@ def dataset_loaders(
             )
     if shortqa:
         loaders["shortqa"] = lambda: load_shortqa(seed=args.seed)
-        loaders["shortqa-one"] = lambda: load_shortqa_one(seed=args.seed)
+        for planted, name in FEW_NAMES.items():
+            loaders[name] = lambda p=planted: load_shortqa_few(planted=p, seed=args.seed)
     if args.only:
         wanted = set(args.only.split(","))
         loaders = {k: v for k, v in loaders.items() if k in wanted}

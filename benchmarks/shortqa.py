@@ -24,10 +24,10 @@ builds them):
 - ``full``: the five poisons alone (k = 5);
 - ``mixed``: honest and poisons together (k = 10, seeded order).
 
-:func:`load_shortqa_one` builds ``shortqa-one``: the five honest passages and *one* poison
-(seeded pick and order, k = 6), a single planted page among honest ones. Nothing coordinates
-there for the signals to flag, so what keeps its answer out is its conflict with the honest
-pages.
+:func:`load_shortqa_few` builds ``shortqa-one`` and ``shortqa-two``: the five honest passages
+and one or two of the poisons (seeded pick and order, k = 6 / 7), a planted page or two among
+honest ones. One page coordinates with nothing; two are too few for the coordination signals
+and already corroborate each other's answer.
 """
 
 from __future__ import annotations
@@ -83,35 +83,45 @@ def load_shortqa(
     )
 
 
-def load_shortqa_one(
-    path: str | Path = DATA, *, limit: int | None = None, seed: int | str = 0
+#: The names of the sets with a few planted passages, by their number.
+FEW_NAMES = {1: "shortqa-one", 2: "shortqa-two"}
+_FEW_WORDS = {1: "one poison", 2: "two poisons"}
+
+
+def load_shortqa_few(
+    path: str | Path = DATA, *, planted: int = 1, limit: int | None = None, seed: int | str = 0
 ) -> Dataset:
-    """``shortqa-one``: each question's five honest passages and one of its poisons (seeded
-    pick), in seeded order (k = 6); one ``mixed`` instance per question."""
+    """``shortqa-one`` / ``shortqa-two``: each question's five honest passages and ``planted``
+    of its poisons (a seeded pick), in seeded order (k = 5 + ``planted``); one ``mixed``
+    instance per question."""
+    if planted not in FEW_NAMES:
+        raise ValueError(f"planted must be one of {sorted(FEW_NAMES)}, got {planted!r}")
+    name, what = FEW_NAMES[planted], _FEW_WORDS[planted]
     rows, chosen = _read(path, limit, seed)
     instances: list[Instance] = []
     for idx in chosen:
         qid, query, honest, bad, correct, incorrect = _question(rows[idx])
-        rng = rng_for(seed, "shortqa-one", qid)
-        items: list[EvidenceItem] = [*honest, rng.choice(bad)]
+        rng = rng_for(seed, name, qid)
+        picked = [rng.choice(bad)] if planted == 1 else rng.sample(bad, planted)
+        items: list[EvidenceItem] = [*honest, *picked]
         rng.shuffle(items)
-        instances.append(
-            Instance(qid, query, Regime.MIXED.value, "single", items, correct, incorrect)
-        )
+        instances.append(Instance(qid, query, Regime.MIXED.value, name, items, correct, incorrect))
     return Dataset(
-        name="shortqa-one",
+        name=name,
         instances=instances,
         description=(
-            "shortqa with one planted passage: five honest passages from five independent "
-            "publishers and one poison pushing an incorrect answer."
+            f"shortqa with {what}: five honest passages from five independent publishers and "
+            f"{what} pushing one incorrect answer."
         ),
-        regimes={"mixed": "five honest passages + one poison (k = 6, seeded pick and order)"},
-        families=["single"],
-        family_notes={"single": "one planted source among honest ones"},
+        regimes={
+            "mixed": f"five honest passages + {what} (k = {5 + planted}, seeded pick and order)"
+        },
+        families=[name],
+        family_notes={name: f"{what} among honest sources"},
         qa=True,
         n_queries=len(chosen),
         n_available=len(rows),
-        settings={"limit": limit, "seed": seed, "file": str(path)},
+        settings={"limit": limit, "seed": seed, "file": str(path), "planted": planted},
     )
 
 
@@ -131,4 +141,11 @@ def _question(
         for p in row["poisons"]
     ]
     correct = tuple(str(a) for a in row["answer"])
-    return str(row["id"]), str(row["question"]), honest, bad, correct, (str(row["incorrect_answer"]),)
+    return (
+        str(row["id"]),
+        str(row["question"]),
+        honest,
+        bad,
+        correct,
+        (str(row["incorrect_answer"]),),
+    )

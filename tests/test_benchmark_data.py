@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from benchmarks import shortqa
 from mirage_core.evaluation.measures import contains_answer
 from mirage_core.pollution import PollutedPassage
@@ -43,31 +45,38 @@ def test_shortqa_order_is_seeded() -> None:
     assert order(0) != order(1)
 
 
-def test_shortqa_one_holds_the_honest_passages_and_one_poison() -> None:
+@pytest.mark.parametrize("planted", [1, 2])
+def test_shortqa_few_holds_the_honest_passages_and_a_few_poisons(planted) -> None:
     rows = {
         r["id"]: r
         for r in (json.loads(x) for x in shortqa.DATA.read_text(encoding="utf-8").splitlines() if x)
     }
-    ds = shortqa.load_shortqa_one(seed=0)
-    assert ds.name == "shortqa-one" and ds.n_queries == len(rows) == len(ds.instances)
+    ds = shortqa.load_shortqa_few(planted=planted, seed=0)
+    assert ds.name == shortqa.FEW_NAMES[planted]
+    assert ds.n_queries == len(rows) == len(ds.instances)
     picked = set()
     for inst in ds.instances:
         row = rows[inst.qid]
-        poisons = {p["text"] for p in row["poisons"]}
+        poisons = [p["text"] for p in row["poisons"]]
         texts = [p.text for p in inst.passages]
-        assert inst.regime == "mixed" and inst.n_polluted == 1 and len(texts) == 6
-        assert set(texts) - poisons == {p["text"] for p in row["honest"]}
-        (poison,) = set(texts) & poisons
-        picked.add(row["poisons"].index(next(p for p in row["poisons"] if p["text"] == poison)))
+        assert inst.regime == "mixed" and inst.n_polluted == planted
+        assert len(texts) == 5 + planted
+        assert set(texts) - set(poisons) == {p["text"] for p in row["honest"]}
+        chosen = set(texts) & set(poisons)
+        assert len(chosen) == planted
+        picked |= {poisons.index(t) for t in chosen}
         for item, text in zip(inst.items, texts, strict=True):
-            assert isinstance(item, PollutedPassage) == (text == poison)
-    # the poison is a seeded pick, not always the first one
-    assert len(picked) > 1
-    again = shortqa.load_shortqa_one(seed=0)
-    assert [p.text for i in again.instances for p in i.passages] == [
-        p.text for i in ds.instances for p in i.passages
-    ]
-    other = shortqa.load_shortqa_one(seed=1)
-    assert [p.text for i in other.instances for p in i.passages] != [
-        p.text for i in ds.instances for p in i.passages
-    ]
+            assert isinstance(item, PollutedPassage) == (text in chosen)
+    # the poisons are a seeded pick, not always the first ones
+    assert len(picked) > planted
+
+    def texts(seed: int) -> list[str]:
+        got = shortqa.load_shortqa_few(planted=planted, seed=seed)
+        return [p.text for i in got.instances for p in i.passages]
+
+    assert texts(0) == [p.text for i in ds.instances for p in i.passages] != texts(1)
+
+
+def test_shortqa_few_names_its_sizes() -> None:
+    with pytest.raises(ValueError, match="planted must be one of"):
+        shortqa.load_shortqa_few(planted=3)
