@@ -95,7 +95,7 @@ def test_the_planted_answer_is_held_back_and_the_honest_ones_delivered(fake_nli)
     assert [c.text for c in after.verified_claims] == [t for t, _ in HONEST]
     assert "held back: [3] 1925" in after.reason
     (outcome,) = [o for o in after.gate if o.rule == "lone_facts"]
-    assert not outcome.blocks and "1925" in outcome.reason
+    assert outcome.blocks is False and "1925" in outcome.reason
 
 
 def test_nothing_left_falls_back(fake_nli) -> None:
@@ -123,3 +123,97 @@ def test_agreeing_pages_are_delivered_whole(fake_nli, lone) -> None:
 def test_an_unknown_setting_is_refused() -> None:
     with pytest.raises(ValueError, match="lone_facts"):
         MirageConfig().replace(lone_facts="drop")
+
+
+def test_a_claim_after_a_quarantined_one_still_states_its_facts() -> None:
+    claims = worded_claims([HONEST[0], HONEST[1], HONEST[2], PLANTED])
+    quarantined = np.array([False, True, False, False])
+    assert lone_facts(QUERY, claims, [0, 2, 3], quarantined, unit) == {3: ("1925",)}
+
+
+#: Each page names its own lead; no name is stated by two sources.
+OWN_LEADS = (
+    ("Bellini painted the mural in Milan.", "a.example"),
+    ("Records credit Giotto with it, in Padua.", "b.example"),
+    ("Some guides name Raphael, working in Rome.", "c.example"),
+)
+WHO = "Who painted the Last Supper?"
+
+
+def test_outvoted_needs_a_fact_of_the_kind_two_sources_state() -> None:
+    claims = worded_claims(list(OWN_LEADS))
+    kept = np.zeros(3, dtype=bool)
+    assert len(lone_facts(WHO, claims, [0, 1, 2], kept, unit)) == 3
+    assert lone_facts(WHO, claims, [0, 1, 2], kept, unit, outvoted=True) == {}
+    # two sources agreeing on one name outvote the others' lone names
+    agreeing = worded_claims([*OWN_LEADS, ("A studio of Raphael in Rome made it.", "d.example")])
+    kept = np.zeros(4, dtype=bool)
+    assert lone_facts(WHO, agreeing, range(4), kept, unit, outvoted=True) == {
+        0: ("bellini", "milan"),
+        1: ("giotto", "padua"),
+    }
+
+
+def test_the_configured_mode_reaches_the_verdict(fake_nli) -> None:
+    evidence = pages(*OWN_LEADS)
+    held = engine(fake_nli).defend(WHO, evidence)
+    assert held.decision == "fallback"
+    outvoted = engine(fake_nli, lone="outvoted").defend(WHO, evidence)
+    assert outvoted.decision == "verified" and len(outvoted.verified_claims) == 3
+
+
+def test_a_fallback_names_every_claim_and_keeps_the_gate_outcomes(fake_nli) -> None:
+    verdict = engine(fake_nli).defend(WHO, pages(*OWN_LEADS))
+    assert verdict.selected == () and verdict.verified_claims == []
+    *before, last = verdict.gate
+    assert [o.rule for o in before] == ["contradiction_ratio", "source_diversity"]
+    assert (last.rule, last.blocks) == ("lone_facts", True)
+    assert last.reason.endswith(": [0] bellini, milan; [1] giotto, padua; [2] raphael, rome")
+
+
+#: A page that states "two years" in words, and one that states a count (30) no page repeats.
+IN_WORDS = ("Some two years of work ended in 1889, says the city.", "d.example")
+COUNT = "About 30 workers a day built it, records say."
+IN_DIGITS = "It took 2 years of work, records say."
+
+
+@pytest.mark.parametrize(
+    ("setting", "value", "extra", "held"),
+    [
+        # "when" asks for a year or a month once answer_times="year": a count is no answer
+        ("answer_times", "number", COUNT, True),
+        ("answer_times", "year", COUNT, False),
+        # "2" and "two" are one fact only in their equivalent forms
+        ("fact_forms", "equivalent", IN_DIGITS, False),
+        ("fact_forms", "tokens", IN_DIGITS, True),
+    ],
+)
+def test_the_answer_slot_reading_of_facts_is_the_configured_one(
+    fake_nli, setting, value, extra, held
+) -> None:
+    evidence = pages(*HONEST, IN_WORDS)
+    evidence.append(Passage(extra, source="https://e.example/eiffel", score=0.9))
+    verdict = Mirage(
+        MirageConfig(coordination="none").replace(lone_facts="hold_back", **{setting: value}),
+        fake_nli,
+    ).defend(QUERY, evidence)
+    assert verdict.decision == "verified"
+    assert (extra not in [c.text for c in verdict.verified_claims]) == held
+
+
+@pytest.mark.parametrize(("subjects", "held"), [(True, True), (False, False)])
+def test_a_first_word_that_does_what_the_query_asks_is_read_as_configured(
+    fake_nli, subjects, held
+) -> None:
+    planted = "Bellini painted it."  # worded apart: the lexical NLI double reads no conflict
+    evidence = pages(
+        ("The Last Supper is by Leonardo, in Milan.", "a.example"),
+        ("A convent in Milan keeps the mural Leonardo made.", "b.example"),
+        (planted, "c.example"),
+    )
+    config = MirageConfig(coordination="none").replace(
+        lone_facts="hold_back", answer_subjects=subjects
+    )
+    verdict = Mirage(config, fake_nli).defend(WHO, evidence)
+    assert verdict.decision == "verified"
+    assert (planted not in [c.text for c in verdict.verified_claims]) == held
