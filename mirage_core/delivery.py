@@ -175,13 +175,7 @@ def _fallback_if_uncorroborated(
         f"no independent source corroborates the {len(decision.delivered)} verified claims "
         f"(their sources do not reach d_min={state.config.d_min})",
     )
-    return replace(
-        decision,
-        decision="fallback",
-        reason=f"blocked: {outcome.reason}; the gate had {decision.reason}",
-        delivered=(),
-        outcomes=(*decision.outcomes, outcome),
-    )
+    return decision.blocked_by(outcome)
 
 
 def _holds_most_relevant(

@@ -14,7 +14,7 @@ The rules live in :mod:`mirage_core.gate_rules`, one module each, and the state 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from mirage_core.gate_rules.answer_slot import AnswerSlot
@@ -53,6 +53,17 @@ class GateDecision:
     answer_conflicts: tuple[Any, ...] = ()
     tie: Tie | None = None
     held_back: HeldBack | None = None
+
+    def blocked_by(self, outcome: RuleOutcome) -> GateDecision:
+        """This passing decision turned to a fallback by a step after the gate: nothing is
+        delivered, and the reason keeps what the gate had found."""
+        return replace(
+            self,
+            decision="fallback",
+            reason=f"blocked: {outcome.reason}; the gate had {self.reason}",
+            delivered=(),
+            outcomes=(*self.outcomes, outcome),
+        )
 
 
 def _quarantine_note(coordination: CoordinationRecord | None) -> str:

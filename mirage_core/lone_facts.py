@@ -138,13 +138,7 @@ def hold_back_lone_facts(
         outcome = RuleOutcome(
             "lone_facts", True, f"every verified claim names a fact no other source states: {named}"
         )
-        return replace(
-            decision,
-            decision="fallback",
-            reason=f"blocked: {outcome.reason}; the gate had {decision.reason}",
-            delivered=(),
-            outcomes=(*decision.outcomes, outcome),
-        )
+        return decision.blocked_by(outcome)
     outcome = RuleOutcome("lone_facts", False, what)
     return replace(
         decision,
