@@ -260,6 +260,7 @@ class Mirage:
             answer_conflicts=decision.answer_conflicts,
             tie=decision.tie,
             held_back=decision.held_back,
+            lone_facts=decision.lone_facts,
             corroborated=None if corroboration is None else corroboration.vouched(quarantined),
         )
 

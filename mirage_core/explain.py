@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from mirage_core.lone_facts import named_facts
+
 if TYPE_CHECKING:
     from mirage_core.verdict import Edge, Verdict
 
@@ -120,6 +122,10 @@ def _independence(v: Verdict) -> list[str]:
             f"redundancy filter: passages {list(held.passages)} held back as the estimated "
             f"adversarial majority (N_adv={held.n_adv}); {len(held.held_claims)} "
             "claims of S* not delivered"
+        )
+    if v.lone_facts:
+        lines.append(
+            f"lone facts: held back, no other source states them: {named_facts(v.lone_facts)}"
         )
     if v.tie is not None:
         lines.append(

@@ -53,6 +53,9 @@ class GateDecision:
     answer_conflicts: tuple[Any, ...] = ()
     tie: Tie | None = None
     held_back: HeldBack | None = None
+    #: Delivered claims held back for a fact no other source states, with those facts
+    #: (:mod:`mirage_core.lone_facts`).
+    lone_facts: tuple[tuple[int, tuple[str, ...]], ...] = ()
 
     def blocked_by(self, outcome: RuleOutcome) -> GateDecision:
         """This passing decision turned to a fallback by a step after the gate: nothing is

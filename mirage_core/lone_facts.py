@@ -36,7 +36,7 @@ from mirage_core.records import RuleOutcome
 from mirage_core.sources import source_unit
 from mirage_core.types import Claim
 
-__all__ = ["hold_back_lone_facts", "lone_facts"]
+__all__ = ["hold_back_lone_facts", "lone_facts", "named_facts"]
 
 
 def lone_facts(
@@ -132,7 +132,8 @@ def hold_back_lone_facts(
     if not lone:
         return decision
     kept = tuple(i for i in decision.delivered if i not in lone)
-    named = "; ".join(f"[{i}] {', '.join(facts)}" for i, facts in sorted(lone.items()))
+    decision = replace(decision, lone_facts=tuple(sorted(lone.items())))
+    named = named_facts(sorted(lone.items()))
     what = f"claims that name a fact no other source states held back: {named}"
     if not kept:
         outcome = RuleOutcome(
@@ -146,3 +147,8 @@ def hold_back_lone_facts(
         delivered=kept,
         outcomes=(*decision.outcomes, outcome),
     )
+
+
+def named_facts(held: Sequence[tuple[int, Sequence[str]]]) -> str:
+    """Claims and their lone facts as the verdict's reason names them: "[3] 1925; [5] may"."""
+    return "; ".join(f"[{i}] {', '.join(facts)}" for i, facts in held)

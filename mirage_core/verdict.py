@@ -118,6 +118,9 @@ class Verdict:
     tie: Tie | None = None
     #: What the redundancy filter held back.
     held_back: HeldBack | None = None
+    #: Delivered claims held back for a fact no other independent source states, each with
+    #: those facts (``lone_facts``; :mod:`mirage_core.lone_facts`).
+    lone_facts: tuple[tuple[int, tuple[str, ...]], ...] = ()
     #: Sentences that assert nothing, skipped as claims.
     non_claims: tuple[NonClaim, ...] = ()
     #: Independence group -> the caller's passage indices (``None`` with ``independence="none"``).
@@ -152,6 +155,8 @@ class Verdict:
                 "passages": list(held.passages),
                 "held_claims": list(held.held_claims),
             }
+        if self.lone_facts:
+            out["lone_facts"] = [{"claim": i, "facts": list(f)} for i, f in self.lone_facts]
         if self.non_claims:
             out["non_claims"] = [asdict(n) for n in self.non_claims]
         if self.groups is not None:

@@ -169,6 +169,7 @@ def test_a_fallback_names_every_claim_and_keeps_the_gate_outcomes(fake_nli) -> N
     assert [o.rule for o in before] == ["contradiction_ratio", "source_diversity"]
     assert (last.rule, last.blocks) == ("lone_facts", True)
     assert last.reason.endswith(": [0] bellini, milan; [1] giotto, padua; [2] raphael, rome")
+    assert [i for i, _ in verdict.lone_facts] == [0, 1, 2]
 
 
 #: A page that states "two years" in words, and one that states a count (30) no page repeats.
@@ -217,3 +218,13 @@ def test_a_first_word_that_does_what_the_query_asks_is_read_as_configured(
     verdict = Mirage(config, fake_nli).defend(WHO, evidence)
     assert verdict.decision == "verified"
     assert (planted not in [c.text for c in verdict.verified_claims]) == held
+
+
+def test_the_verdict_records_what_it_held_back(fake_nli) -> None:
+    verdict = engine(fake_nli).defend(QUERY, pages(*HONEST, PLANTED))
+    assert verdict.lone_facts == ((3, ("1925",)),)
+    assert verdict.to_dict()["extras"]["lone_facts"] == [{"claim": 3, "facts": ["1925"]}]
+    assert "lone facts: held back, no other source states them: [3] 1925" in verdict.explain()
+    quiet = engine(fake_nli, lone="deliver").defend(QUERY, pages(*HONEST, PLANTED))
+    assert quiet.lone_facts == () and "lone_facts" not in quiet.to_dict()["extras"]
+    assert "lone facts" not in quiet.explain()
