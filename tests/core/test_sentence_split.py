@@ -222,3 +222,17 @@ def test_cuts_split_every_span_they_fall_inside():
 )
 def test_a_sentence_glued_after_a_domain_or_file_name_is_cut_after_the_name(text, first):
     assert _texts(text) == [first, text[len(first) :]]
+
+
+@pytest.mark.parametrize(
+    ("text", "cuts"),
+    [
+        ("Open report.html.It says so.", [17]),  # the longest endings are read whole
+        ("See example.com.hk for it.", []),  # a lower-case run after the name: its ending
+        ("They shipped v1.2.Then it broke.", []),  # a version number is no name
+        ("Read it on example.com,then leave.", []),  # a comma after the name's ending
+        ("It ran on Xbox.The game sold.", [15]),  # a capital X is no mark of a path
+    ],
+)
+def test_the_glued_rule_after_a_name_reads_the_ending_and_the_word_after_it(text, cuts):
+    assert claims._glued_cuts(text) == cuts
