@@ -28,11 +28,13 @@ from dataclasses import replace
 import numpy as np
 
 from mirage_core.answer_conflict import answer_facts, of_kind
+from mirage_core.claims import content_tokens
 from mirage_core.fact_forms import added_forms
 from mirage_core.gate import GateDecision
 from mirage_core.gate_state import GateState
 from mirage_core.question_reading import question_kinds, question_words, relation_stems
 from mirage_core.records import RuleOutcome
+from mirage_core.relevance import stems
 from mirage_core.sources import source_unit
 from mirage_core.types import Claim
 
@@ -51,13 +53,17 @@ def lone_facts(
     subjects: bool = True,
     forms: str = "equivalent",
     outvoted: bool = False,
+    answers_only: bool = False,
 ) -> dict[int, tuple[str, ...]]:
     """Each claim of ``delivered`` that names a fact of a kind ``query`` asks for which no
     claim of another source (``unit_of(claim)``; quarantined claims left out) states, with
     those facts in sorted order. With ``outvoted``, a fact of a kind counts only where the
     kept claims name a fact of that kind that two sources or more state. The facts are read
     as the answer-slot rule reads them (:func:`~mirage_core.answer_conflict.answer_facts`,
-    with ``names``, ``subjects`` and ``forms`` as it takes them)."""
+    with ``names``, ``subjects`` and ``forms`` as it takes them). With ``answers_only``, only
+    claims that hold a word of what the query asks (:func:`relation_stems`, as the answer-slot
+    rule asks of a claim that answers it) are held back, or outvote: a detail beside the
+    answer is left alone."""
     kinds = question_kinds(query, times)
     if not kinds or not delivered:
         return {}
@@ -80,8 +86,13 @@ def lone_facts(
             said |= found
         if forms == "equivalent":
             said |= added_forms(claim.text)
+    asked = relation_stems(query) or stems(content_tokens(query))
+
+    def answers(i: int) -> bool:
+        return not answers_only or bool(asked & stems(claims[i].tokens))
+
     if outvoted:  # the kinds the evidence answers with a fact two sources state
-        kept = [i for i in range(len(claims)) if not quarantined[i]]
+        kept = [i for i in range(len(claims)) if not quarantined[i] and answers(i)]
         kinds = tuple(
             kind
             for kind in kinds
@@ -93,6 +104,8 @@ def lone_facts(
         )
     out: dict[int, tuple[str, ...]] = {}
     for i in delivered:
+        if not answers(i):
+            continue
         own = unit_of(claims[i])
         named = {t for kind in kinds for t in of_kind(facts_of(i), kind)}
         lone = sorted(
@@ -127,13 +140,25 @@ def hold_back_lone_facts(
         names=m.answer_names,
         subjects=m.answer_subjects,
         forms=m.fact_forms,
-        outvoted=m.lone_facts == "outvoted",
+        outvoted=m.lone_facts in ("outvoted", "answers"),
+        answers_only=m.lone_facts == "answers",
     )
     if not lone:
         return decision
     kept = tuple(i for i in decision.delivered if i not in lone)
-    decision = replace(decision, lone_facts=tuple(sorted(lone.items())))
     named = named_facts(sorted(lone.items()))
+    if not kept and m.lone_facts == "answers":  # it only narrows: no side is outvoted by all
+        outcome = RuleOutcome(
+            "lone_facts",
+            False,
+            f"every verified claim names a fact no other source states, none held back: {named}",
+        )
+        return replace(
+            decision,
+            reason=f"{decision.reason}; {outcome.reason}",
+            outcomes=(*decision.outcomes, outcome),
+        )
+    decision = replace(decision, lone_facts=tuple(sorted(lone.items())))
     what = f"claims that name a fact no other source states held back: {named}"
     if not kept:
         outcome = RuleOutcome(

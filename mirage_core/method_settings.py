@@ -59,7 +59,7 @@ UncorroboratedDelivery = Literal[
     "selected", "most_relevant", "part_and_most_relevant", "fallback", "fallback_after_quarantine"
 ]
 ParaphraseVeto = Literal["counted", "leaning", "unread_or_leaning"]
-LoneFacts = Literal["deliver", "hold_back", "outvoted"]
+LoneFacts = Literal["deliver", "hold_back", "outvoted", "answers"]
 ParaphraseBudget = Literal["shared", "exempt"]
 
 
@@ -307,7 +307,9 @@ class MethodSettings:
     (``"deliver"``), or hold it back (``"hold_back"``: a planted page's one swapped answer is
     the fact no honest page repeats; :mod:`mirage_core.lone_facts`), or hold it back only
     where the kept evidence names a fact of that kind that two sources or more state
-    (``"outvoted"``). Held back only where the delivered claims span two sources or more."""
+    (``"outvoted"``), or the same among the claims that hold a word of what the query asks
+    only, so a detail beside the answer is never held back (``"answers"``). Held back only
+    where the delivered claims span two sources or more."""
     pair_relevant_only: bool = field(default=True, metadata=rule("bool"))
     """Send to NLI only the pairs both of whose claims hold a word of the query (relevance > 0):
     the gate weighs a pair by its less relevant claim, so the others can never decide r_contr

@@ -30,6 +30,16 @@ back. Same rule, against the committed scoreboard.
     bash research/run_full_round.sh research/results/lone-facts-2 \
         research/candidates/lone-facts-outvoted.json
     python -m research.lone_facts report research/results/lone-facts-2/*.json
+
+Third round, ``lone-facts-answers`` (declared after the second round's result, before it ran
+on the full scoreboard): ``lone_facts="answers"``, the second round's reading among the claims
+that hold a word of what the query asks only, so a detail beside the answer is never held back
+nor outvotes, and a hold-back that would leave nothing leaves the verdict as the gate passed
+it. Same rule, against the committed scoreboard.
+
+    bash research/run_full_round.sh research/results/lone-facts-3 \
+        research/candidates/lone-facts-answers.json
+    python -m research.lone_facts report research/results/lone-facts-3/*.json
 """
 
 from __future__ import annotations
@@ -41,6 +51,7 @@ from research.equivalent_forms import asked_round
 CANDIDATES: dict[str, dict[str, Any]] = {
     "lone-facts-hold-back": {"method": {"lone_facts": "hold_back"}},
     "lone-facts-outvoted": {"method": {"lone_facts": "outvoted"}},
+    "lone-facts-answers": {"method": {"lone_facts": "answers"}},
 }
 
 

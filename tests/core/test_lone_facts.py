@@ -228,3 +228,35 @@ def test_the_verdict_records_what_it_held_back(fake_nli) -> None:
     quiet = engine(fake_nli, lone="deliver").defend(QUERY, pages(*HONEST, PLANTED))
     assert quiet.lone_facts == () and "lone_facts" not in quiet.to_dict()["extras"]
     assert "lone facts" not in quiet.explain()
+
+
+#: A planted page that restates what the query asks ("completed"), worded apart from the
+#: honest ones, and an honest page whose one detail no other page repeats.
+ANSWERING = ("The Paris landmark was only completed in 1925, archives show.", "d.example")
+DETAIL = ("Its lift machinery was supplied in 1887 by an American firm.", "e.example")
+
+
+def test_answers_mode_holds_back_the_lone_answer_and_leaves_details(fake_nli) -> None:
+    evidence = pages(*HONEST, ANSWERING, DETAIL)
+    everything = engine(fake_nli).defend(QUERY, evidence)
+    assert [i for i, _ in everything.lone_facts] == [3, 4]
+    answers = engine(fake_nli, lone="answers").defend(QUERY, evidence)
+    assert answers.lone_facts == ((3, ("1925",)),)
+    assert [c.text for c in answers.verified_claims] == [t for t, _ in (*HONEST, DETAIL)]
+
+
+#: Two pages that each name their own painter in a sentence about painting, and agree on Milan.
+RIVALS = (
+    ("Bellini painted it in Milan during a long and famous commission.", "a.example"),
+    ("Giotto painted the mural for a convent in Milan.", "b.example"),
+)
+
+
+def test_answers_mode_never_empties_a_passing_verdict(fake_nli) -> None:
+    strict = engine(fake_nli, lone="outvoted").defend(WHO, pages(*RIVALS))
+    assert strict.decision == "fallback"
+    verdict = engine(fake_nli, lone="answers").defend(WHO, pages(*RIVALS))
+    assert verdict.decision == "verified" and len(verdict.verified_claims) == 2
+    assert verdict.lone_facts == ()
+    (outcome,) = [o for o in verdict.gate if o.rule == "lone_facts"]
+    assert outcome.blocks is False and "none held back: [0] bellini; [1] giotto" in outcome.reason
