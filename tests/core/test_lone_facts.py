@@ -260,3 +260,52 @@ def test_answers_mode_never_empties_a_passing_verdict(fake_nli) -> None:
     assert verdict.lone_facts == ()
     (outcome,) = [o for o in verdict.gate if o.rule == "lone_facts"]
     assert outcome.blocks is False and "none held back: [0] bellini; [1] giotto" in outcome.reason
+
+
+def test_answers_mode_reads_only_the_claims_that_answer(fake_nli) -> None:
+    # two pages that each name their own painter, beside details that agree on Milan: the
+    # details neither outvote the painters nor are held back
+    rivals = pages(
+        ("Bellini painted the mural during a famous and long commission.", "a.example"),
+        ("Giotto painted it, records show.", "b.example"),
+        ("The convent stands in Milan.", "c.example"),
+        ("Tourists visit Milan to see it.", "d.example"),
+    )
+    verdict = engine(fake_nli, lone="answers").defend(WHO, rivals)
+    assert verdict.decision == "verified" and len(verdict.verified_claims) == 4
+    assert all(o.rule != "lone_facts" for o in verdict.gate)
+    # a claim that names the query's subject without what it asks is a detail too
+    detail = "A refectory in Milan holds the Last Supper on one of its walls."
+    evidence = pages(
+        (
+            "Leonardo painted the Last Supper for a Dominican convent over several years.",
+            "a.example",
+        ),
+        ("Leonardo painted it in the 1490s.", "b.example"),
+        (detail, "c.example"),
+    )
+    verdict = engine(fake_nli, lone="answers").defend(WHO, evidence)
+    assert detail in [c.text for c in verdict.verified_claims]
+
+
+def test_answers_mode_says_why_it_held_nothing_back(fake_nli) -> None:
+    verdict = engine(fake_nli, lone="answers").defend(WHO, pages(*RIVALS))
+    assert verdict.reason.endswith(
+        "every verified claim names a fact no other source states, none held back: "
+        "[0] bellini; [1] giotto"
+    )
+
+
+def test_a_query_made_of_names_is_answered_by_claims_that_hold_them() -> None:
+    # "Who was Napoleon Bonaparte?" asks nothing beyond its names: a claim holding them answers
+    claims = worded_claims(
+        [
+            ("Napoleon Bonaparte ruled France from Paris.", "a.example"),
+            ("Napoleon was crowned in Paris.", "b.example"),
+            ("The emperor died on Saint Helena.", "c.example"),
+        ]
+    )
+    kept = np.zeros(3, dtype=bool)
+    query = "Who was Napoleon Bonaparte?"
+    held = lone_facts(query, claims, range(3), kept, unit, outvoted=True, answers_only=True)
+    assert held == {0: ("france",)}
