@@ -1,8 +1,9 @@
 """The passages of the HTML report: each passage's text with its sentences marked.
 
 A sentence that became a claim is marked with its state: in S* (verified, or held back when the
-gate blocked), rejected (not in S* and contradicting a claim of S*), or not selected; a sentence
-the claim filter skipped is marked as not a claim. Each passage's heading names its source (a
+gate blocked), rejected (not in S* and contradicting a claim of S*), or not selected (its tip
+names the facts it was held back for, under ``lone_facts``); a sentence the claim filter skipped
+is marked as not a claim. Each passage's heading names its source (a
 link only for http(s) URLs), its publisher, its group and whether it was quarantined. Every text
 from the passages is HTML-escaped.
 
@@ -51,6 +52,9 @@ def _sentence(verdict: Verdict, i: int, text: str, state: str, against: dict[int
         + ", ".join(f"[{j}]" for j in against.get(i, [])),
         UNSELECTED: "not selected",
     }[state]
+    lone = dict(verdict.lone_facts).get(i)
+    if lone:
+        why = f"held back: no other source states {', '.join(lone)}"
     rel = _relevance(verdict)
     about = "" if rel is None else f", query relevance {rel[i]:.2f}"
     tip = f"[{i}] {why}; s={s}, n={n}{about}, group {c.group or c.domain}"

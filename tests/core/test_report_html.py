@@ -304,3 +304,17 @@ def test_answer_conflicts_are_listed_with_links_to_their_claims():
     # nothing to list: no block
     off = Mirage(config.replace(answer_conflict=None), nli=entail).defend(QUERY, passages)
     assert 'id="answer-conflicts"' not in render_html(off)
+
+
+def test_a_claim_held_back_for_lone_facts_says_so(fake_nli):
+    from tests.core.test_lone_facts import HONEST, PLANTED, QUERY, pages
+
+    config = MirageConfig(coordination="none").replace(lone_facts="hold_back")
+    evidence = pages(*HONEST, PLANTED)
+    verdict = Mirage(config, nli=fake_nli).defend(QUERY, evidence)
+    page = render_html(verdict, evidence)
+    title = re.search(r'<mark id="claim-3"[^>]* title="([^"]*)"', page).group(1)
+    assert html.unescape(title).startswith("[3] held back: no other source states 1925;")
+    assert "held back: no other" not in render_html(
+        Mirage(MirageConfig(coordination="none"), nli=fake_nli).defend(QUERY, evidence), evidence
+    )
