@@ -102,6 +102,7 @@ def load_shortqa_few(
     for idx in chosen:
         qid, query, honest, bad, correct, incorrect = _question(rows[idx])
         rng = rng_for(seed, name, qid)
+        # one poison is drawn with choice(), as shortqa-one's inputs have been from the start
         picked = [rng.choice(bad)] if planted == 1 else rng.sample(bad, planted)
         items: list[EvidenceItem] = [*honest, *picked]
         rng.shuffle(items)

@@ -58,7 +58,13 @@ from mirage_core.claims import STOPWORDS, content_tokens
 from mirage_core.fact_forms import added_forms, fact_form, fold
 from mirage_core.factcheck import fact_tokens, leading_words, name_phrases
 from mirage_core.method_settings import AnswerConflictContext
-from mirage_core.question_reading import YEAR, question_kinds, question_words, relation_stems
+from mirage_core.question_reading import (
+    YEAR,
+    asked_stems,
+    question_kinds,
+    question_words,
+    relation_stems,
+)
 from mirage_core.relevance import stem, stems
 from mirage_core.types import Claim
 
@@ -253,7 +259,7 @@ def answer_conflicts(
     own = {i: stems(claims[i].tokens) for i in indices}
     seen = {i: own[i] | stems(context[i]) for i in indices} if context is not None else own
     share = [len(q & seen[i]) / len(q) for i in indices]
-    asked = relation_stems(query) or q
+    asked = asked_stems(query)
     on_question = [
         i for i, s in zip(indices, share, strict=True) if s >= min_share and asked & own[i]
     ]

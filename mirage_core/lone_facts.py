@@ -22,17 +22,22 @@ facts, and is delivered as the quarantine decided.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
 
 from mirage_core.answer_conflict import answer_facts, of_kind
-from mirage_core.claims import content_tokens
 from mirage_core.fact_forms import added_forms
 from mirage_core.gate import GateDecision
 from mirage_core.gate_state import GateState
-from mirage_core.question_reading import question_kinds, question_words, relation_stems
+from mirage_core.question_reading import (
+    asked_stems,
+    question_kinds,
+    question_words,
+    relation_stems,
+)
 from mirage_core.records import RuleOutcome
 from mirage_core.relevance import stems
 from mirage_core.sources import source_unit
@@ -86,7 +91,8 @@ def lone_facts(
             said |= found
         if forms == "equivalent":
             said |= added_forms(claim.text)
-    asked = relation_stems(query) or stems(content_tokens(query))
+    sources = Counter(t for said in stated.values() for t in said)  # fact -> sources stating it
+    asked = asked_stems(query)
 
     def answers(i: int) -> bool:
         return not answers_only or bool(asked & stems(claims[i].tokens))
@@ -96,21 +102,15 @@ def lone_facts(
         kinds = tuple(
             kind
             for kind in kinds
-            if any(
-                sum(t in said for said in stated.values()) >= 2
-                for i in kept
-                for t in of_kind(facts_of(i), kind)
-            )
+            if any(sources[t] >= 2 for i in kept for t in of_kind(facts_of(i), kind))
         )
     out: dict[int, tuple[str, ...]] = {}
     for i in delivered:
         if not answers(i):
             continue
-        own = unit_of(claims[i])
+        own = stated.get(unit_of(claims[i]), set())
         named = {t for kind in kinds for t in of_kind(facts_of(i), kind)}
-        lone = sorted(
-            t for t in named if not any(t in said for u, said in stated.items() if u != own)
-        )
+        lone = sorted(t for t in named if sources[t] == (t in own))  # no other source states t
         if lone:
             out[i] = tuple(lone)
     return out
@@ -119,9 +119,10 @@ def lone_facts(
 def hold_back_lone_facts(
     decision: GateDecision, state: GateState, quarantined: np.ndarray
 ) -> GateDecision:
-    """``decision`` without the delivered claims that name a lone fact (module doc), under
-    ``lone_facts="hold_back"``; a fallback when none is left. Unchanged when it does not pass,
-    when the setting is ``"deliver"`` or when what it delivers comes from one source."""
+    """``decision`` without the delivered claims that name a lone fact (module doc), as
+    ``lone_facts`` reads them; a fallback when none is left (``"answers"``: unchanged, with an
+    outcome that says so). Unchanged when it does not pass, when the setting is ``"deliver"``
+    or when what it delivers comes from one source."""
     cfg = state.config
     m = cfg.method
     if decision.decision != "verified" or m.lone_facts == "deliver":
@@ -146,7 +147,8 @@ def hold_back_lone_facts(
     if not lone:
         return decision
     kept = tuple(i for i in decision.delivered if i not in lone)
-    named = named_facts(sorted(lone.items()))
+    held = tuple(sorted(lone.items()))
+    named = named_facts(held)
     if not kept and m.lone_facts == "answers":  # it only narrows: no side is outvoted by all
         outcome = RuleOutcome(
             "lone_facts",
@@ -158,7 +160,7 @@ def hold_back_lone_facts(
             reason=f"{decision.reason}; {outcome.reason}",
             outcomes=(*decision.outcomes, outcome),
         )
-    decision = replace(decision, lone_facts=tuple(sorted(lone.items())))
+    decision = replace(decision, lone_facts=held)
     what = f"claims that name a fact no other source states held back: {named}"
     if not kept:
         outcome = RuleOutcome(

@@ -17,7 +17,7 @@ from mirage_core.factcheck import FACT_KINDS, fact_tokens
 from mirage_core.method_settings import AnswerTimes
 from mirage_core.relevance import stems
 
-__all__ = ["question_kinds", "question_words", "relation_stems"]
+__all__ = ["asked_stems", "question_kinds", "question_words", "relation_stems"]
 
 
 # The kinds of fact that answer a wh-question: "When was it completed?" is answered by a date,
@@ -86,6 +86,12 @@ def relation_stems(query: str) -> set[str]:
     counts; a query whose content words are all names has none."""
     names = {t for t, kind in fact_tokens(query) if kind == "name"}
     return stems(content_tokens(query)) - stems(frozenset(names))
+
+
+def asked_stems(query: str) -> set[str]:
+    """The stems a claim must hold one of to answer ``query``: its :func:`relation_stems`,
+    or, for a query whose content words are all names, those words' stems."""
+    return relation_stems(query) or stems(content_tokens(query))
 
 
 def question_words(query: str, forms: str = "tokens") -> set[str]:
