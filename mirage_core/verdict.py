@@ -138,6 +138,13 @@ class Verdict:
         return self.decision == "verified"
 
     @property
+    def unchecked(self) -> bool:
+        """Whether this verdict delivers claims nothing checked: the NLI call failed and the
+        config fails open (``nli_error_policy="pass_through"``). Its route is ``"verified"``
+        by the user's choice; a prompt must not call its evidence cross-checked."""
+        return self.passed and self.nli_error is not None
+
+    @property
     def extras(self) -> dict[str, Any]:
         """The typed records as the verdict's JSON writes them (``to_dict()["extras"]``; keys
         documented in ``docs/report.md``)."""

@@ -116,10 +116,15 @@ def documents_to_passages(docs: Sequence[Document]) -> list[Passage]:
 
 # -- output --------------------------------------------------------------------------------
 def _copy_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
-    try:
-        return copy.deepcopy(metadata)
-    except Exception:  # un-copyable values (locks, clients): a shallow copy still protects keys
-        return dict(metadata)
+    """A copy of ``metadata``, value by value: a value that cannot be copied (a lock, a client)
+    is shared, every other one (lists, dicts) is the returned document's own."""
+    out: dict[str, Any] = {}
+    for key, value in metadata.items():
+        try:
+            out[key] = copy.deepcopy(value)
+        except Exception:
+            out[key] = value
+    return out
 
 
 def _short_reason(reason: str) -> str:
@@ -152,7 +157,12 @@ def verdict_to_documents(
     """
     if not verdict.passed:
         return [], []
-    base = {"decision": verdict.decision, "reason": _short_reason(verdict.reason)}
+    base: dict[str, Any] = {"decision": verdict.decision, "reason": _short_reason(verdict.reason)}
+    # a model failure the config let through is said on every document, not only in the reason
+    if verdict.nli_error is not None:
+        base["nli_error"] = verdict.nli_error
+    if verdict.embedding_error is not None:
+        base["embedding_error"] = verdict.embedding_error
     out: list[Document] = []
     kept: set[int] = set()
     if output == "claims":

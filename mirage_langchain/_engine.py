@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr, field_validator, model_validator
@@ -19,9 +20,14 @@ class MirageEngineFields(BaseModel):
     :class:`~mirage_core.embeddings.Embedder`) is used when the config needs embeddings
     (the default's ``coordination="embedding"``, ``independence="embedding"`` or
     ``paraphrase_pairs``); the packaged all-MiniLM-L6-v2 otherwise. The coordination signals'
-    thresholds were fit on all-MiniLM-L6-v2 cosines: another embedder shifts them."""
+    thresholds were fit on all-MiniLM-L6-v2 cosines: another embedder shifts them.
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    Fields are validated when they are set after construction as well (``retriever.k = 3``),
+    and setting ``config``, ``nli``, ``embedder`` or ``mirage`` builds the engine anew.
+    ``config`` may be given as a mapping (:meth:`~mirage_core.MirageConfig.from_dict`: an
+    unknown setting is an error, not ignored)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, validate_assignment=True)
 
     k: int | None = None
     config: MirageConfig | None = None
@@ -31,15 +37,31 @@ class MirageEngineFields(BaseModel):
     output: OutputMode = "sentences"
 
     _engine: Mirage = PrivateAttr()
+    #: The fields the engine was built from: an assignment of another field keeps it.
+    _built_from: tuple[Any, ...] | None = PrivateAttr(default=None)
 
     @field_validator("k", mode="before")
     @classmethod
     def _validate_k(cls, value: Any) -> int | None:
         return check_k(value)
 
+    @field_validator("config", mode="before")
+    @classmethod
+    def _config_from_mapping(cls, value: Any) -> Any:
+        if isinstance(value, Mapping):
+            try:
+                return MirageConfig.from_dict(dict(value))
+            except TypeError as exc:  # an unknown setting: say so as validation does
+                raise ValueError(str(exc)) from exc
+        return value
+
     @model_validator(mode="after")
     def _build_engine(self) -> Any:
-        self._engine = resolve_engine(self.mirage, self.config, self.nli, self.embedder)
+        parts = (self.mirage, self.config, self.nli, self.embedder)
+        built = getattr(self, "_built_from", None)
+        if built is None or any(a is not b for a, b in zip(parts, built, strict=True)):
+            self._engine = resolve_engine(*parts)
+            self._built_from = parts
         return self
 
     @property

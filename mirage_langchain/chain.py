@@ -18,8 +18,14 @@ from langchain_core.runnables import (
 )
 
 from mirage_core import Mirage, MirageConfig
-from mirage_core.prompts import FALLBACK_PROMPT, VERIFIED_PROMPT, format_claims
-from mirage_langchain.retriever import MirageRetrieval, MirageRetriever
+from mirage_core.prompts import FALLBACK_PROMPT, UNCHECKED_PROMPT, VERIFIED_PROMPT, format_claims
+from mirage_langchain.retriever import (
+    MirageRetrieval,
+    MirageRetriever,
+    ainvoke_with_verdict,
+    invoke_with_verdict,
+    wrapped_mirage,
+)
 
 __all__ = ["create_mirage_rag_chain"]
 
@@ -83,12 +89,14 @@ def create_mirage_rag_chain(
     nli: Any = None,
     verified_prompt: str | BasePromptTemplate | None = None,
     fallback_prompt: str | BasePromptTemplate | None = None,
+    unchecked_prompt: str | BasePromptTemplate | None = None,
 ) -> Runnable:
     """A RAG chain whose model sees only verified claims, or no retrieved text at all.
 
     Args:
-        retriever: a :class:`MirageRetriever`, or any retriever-like Runnable, which is then
-            wrapped in one (with ``mirage=`` or ``config=``/``nli=``; defaults otherwise).
+        retriever: a :class:`MirageRetriever` (or a wrapper of one: ``with_config``,
+            ``with_retry``, ``configurable_fields``), or any retriever-like Runnable, which is
+            then wrapped in one (with ``mirage=`` or ``config=``/``nli=``; defaults otherwise).
         llm: any chat model or text LLM (or a Runnable from a prompt value to text/message).
         verified_prompt: format string or prompt template with exactly ``{evidence}`` and
             ``{question}`` (default: ``mirage_core.prompts.VERIFIED_PROMPT``). ``evidence`` is
@@ -96,6 +104,10 @@ def create_mirage_rag_chain(
             (``format_claims``).
         fallback_prompt: format string or prompt template with exactly ``{question}`` (default:
             ``FALLBACK_PROMPT``); it has no way to receive retrieved text.
+        unchecked_prompt: what the verified route uses instead when nothing checked its claims
+            (the NLI model failed and the engine's config fails open,
+            ``nli_error_policy="pass_through"``: ``verdict.unchecked``); same variables as
+            ``verified_prompt`` (default: ``UNCHECKED_PROMPT``, which tells the model so).
 
     Returns:
         A Runnable taking a question string or ``{"question": ...}`` and returning
@@ -109,13 +121,14 @@ def create_mirage_rag_chain(
     the route's prompt, the model and the parser; the ``mirage_verdict`` custom event is
     dispatched under the ``MirageRetriever`` run.
     """
-    if isinstance(retriever, MirageRetriever):
+    mirage_retriever: Runnable
+    if wrapped_mirage(retriever) is not None:
         if mirage is not None or config is not None or nli is not None:
             raise ValueError(
                 "retriever is already a MirageRetriever: configure its engine there, not with "
                 "mirage=/config=/nli="
             )
-        mirage_retriever = retriever
+        mirage_retriever = retriever  # a wrapper (with_config, with_retry …) is run as given
     else:
         mirage_retriever = MirageRetriever(
             base_retriever=retriever, mirage=mirage, config=config, nli=nli
@@ -124,16 +137,23 @@ def create_mirage_rag_chain(
         verified_prompt, VERIFIED_PROMPT, {"evidence", "question"}, "verified_prompt"
     )
     fallback = _as_prompt(fallback_prompt, FALLBACK_PROMPT, {"question"}, "fallback_prompt")
+    unchecked = _as_prompt(
+        unchecked_prompt, UNCHECKED_PROMPT, {"evidence", "question"}, "unchecked_prompt"
+    )
 
     def retrieve(value: Any, config: RunnableConfig) -> dict[str, Any]:
         question = _question(value)
-        return _state(question, mirage_retriever.retrieve_with_verdict(question, config))
+        return _state(question, invoke_with_verdict(mirage_retriever, question, config))
 
     async def aretrieve(value: Any, config: RunnableConfig) -> dict[str, Any]:
         question = _question(value)
-        return _state(question, await mirage_retriever.aretrieve_with_verdict(question, config))
+        return _state(question, await ainvoke_with_verdict(mirage_retriever, question, config))
 
     prompt = RunnableBranch(
+        (
+            lambda state: state["verdict"].unchecked,
+            RunnablePick(["evidence", "question"]) | unchecked,
+        ),
         (
             lambda state: state["route"] == "verified",
             RunnablePick(["evidence", "question"]) | verified,

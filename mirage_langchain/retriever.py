@@ -24,7 +24,16 @@ from mirage_langchain._convert import (
 )
 from mirage_langchain._engine import MirageEngineFields
 
-__all__ = ["MirageRetrieval", "MirageRetriever"]
+__all__ = [
+    "MirageRetrieval",
+    "MirageRetriever",
+    "ainvoke_with_verdict",
+    "invoke_with_verdict",
+    "wrapped_mirage",
+]
+
+#: How deep :func:`wrapped_mirage` looks through wrappers.
+_MAX_WRAPPERS = 16
 
 
 class MirageRetrieval(NamedTuple):
@@ -154,14 +163,54 @@ class MirageRetriever(MirageEngineFields, BaseRetriever):
         Runs as one ordinary retriever run (same trace, same event); the verdict travels back
         through a per-call list, so concurrent calls never see each other's verdicts.
         """
-        sink: list[MirageRetrieval] = []
-        self.invoke(input, config, _mirage_sink=sink, **kwargs)
-        return sink[0]
+        return invoke_with_verdict(self, input, config, **kwargs)
 
     async def aretrieve_with_verdict(
         self, input: str, config: RunnableConfig | None = None, **kwargs: Any
     ) -> MirageRetrieval:
         """Async :meth:`retrieve_with_verdict`."""
-        sink: list[MirageRetrieval] = []
-        await self.ainvoke(input, config, _mirage_sink=sink, **kwargs)
-        return sink[0]
+        return await ainvoke_with_verdict(self, input, config, **kwargs)
+
+
+def wrapped_mirage(runnable: Any) -> MirageRetriever | None:
+    """The :class:`MirageRetriever` that ``runnable`` is or wraps (``with_config``,
+    ``with_retry``, ``configurable_fields`` …: a binding's ``bound``, a configurable's
+    ``default``), or ``None``."""
+    for _ in range(_MAX_WRAPPERS):
+        if isinstance(runnable, MirageRetriever):
+            return runnable
+        inner = getattr(runnable, "bound", None)
+        runnable = inner if inner is not None else getattr(runnable, "default", None)
+        if runnable is None:
+            return None
+    return None
+
+
+def _only_retrieval(sink: list[MirageRetrieval], runnable: Runnable) -> MirageRetrieval:
+    if len(sink) != 1:
+        raise TypeError(
+            f"{type(runnable).__name__} did not hand its keyword arguments on to the "
+            "MirageRetriever it wraps, so its verdict cannot be read; pass the MirageRetriever "
+            "itself"
+        )
+    return sink[0]
+
+
+def invoke_with_verdict(
+    retriever: Runnable, input: str, config: RunnableConfig | None = None, **kwargs: Any
+) -> MirageRetrieval:
+    """``retriever.invoke`` (a :class:`MirageRetriever`, or a wrapper of one that hands keyword
+    arguments on: ``with_config``, ``with_retry``, ``configurable_fields``), returning the
+    documents together with this call's verdict."""
+    sink: list[MirageRetrieval] = []
+    retriever.invoke(input, config, _mirage_sink=sink, **kwargs)
+    return _only_retrieval(sink, retriever)
+
+
+async def ainvoke_with_verdict(
+    retriever: Runnable, input: str, config: RunnableConfig | None = None, **kwargs: Any
+) -> MirageRetrieval:
+    """Async :func:`invoke_with_verdict`."""
+    sink: list[MirageRetrieval] = []
+    await retriever.ainvoke(input, config, _mirage_sink=sink, **kwargs)
+    return _only_retrieval(sink, retriever)

@@ -16,6 +16,7 @@ from benchmarks._pair_store import stored_models
 from benchmarks.scoreboard import PINNED_QUESTIONS
 from mirage_core import Mirage, MirageConfig
 from mirage_core.evaluation.datasets import load_dataset
+from mirage_core.evaluation.measures import contains_answer
 from mirage_core.evaluation.splits import dataset_split
 from research.longform_reasons import reason_kind
 
@@ -40,10 +41,11 @@ def main(argv: list[str] | None = None) -> int:
         kinds[(verdict.decision, reason_kind(verdict.reason))] += 1
         if n >= args.show:
             continue
-        delivered = " ".join(c.text for c in verdict.verified_claims).lower()
+        delivered = " ".join(c.text for c in verdict.verified_claims)
+        # read as the scoreboard reads answers: at word boundaries, not inside a longer number
         found = {
-            "correct": any(a.lower() in delivered for a in inst.correct),
-            "planted": any(a.lower() in delivered for a in inst.incorrect),
+            "correct": contains_answer(delivered, inst.correct),
+            "planted": contains_answer(delivered, inst.incorrect, inst.correct),
         }
         print(f"\n{inst.query} | correct {inst.correct[:2]} | planted {inst.incorrect[:2]}")
         for i, passage in enumerate(inst.passages):

@@ -18,9 +18,9 @@ from langchain_core.prompt_values import PromptValue
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import RunnableLambda
 
-from mirage_core import Mirage, MirageConfig
+from mirage_core import CallableNLI, Mirage, MirageConfig
 from mirage_core.config import MethodSettings
-from mirage_core.prompts import FALLBACK_PROMPT, render_prompt
+from mirage_core.prompts import FALLBACK_PROMPT, UNCHECKED_PROMPT, render_prompt
 from mirage_langchain import MirageRetriever, create_mirage_rag_chain
 from tests.conftest import NO_SIGNALS, LexicalSpy
 from tests.langchain.conftest import two_path_child
@@ -276,3 +276,48 @@ async def test_the_async_chain_awaits_the_retriever_s_async_path(fake_nli, clean
     )
     assert (await chain.ainvoke(QUESTION))["route"] == "verified"
     assert calls == ["async"]
+
+
+@pytest.mark.model
+@pytest.mark.parametrize(
+    "wrap",
+    [
+        lambda r: r.with_config(tags=["prod"]),
+        lambda r: r.with_retry(stop_after_attempt=2),
+        lambda r: r.with_config(run_name="a").with_config(tags=["b"]),
+    ],
+    ids=["with_config", "with_retry", "two_bindings"],
+)
+def test_a_wrapped_mirage_retriever_is_run_once_as_given(fake_nli, clean_docs, recorder, wrap):
+    spy = LexicalSpy()
+    retriever = MirageRetriever(base_retriever=lambda q: clean_docs, nli=spy)
+    prompts: list[str] = []
+    chain = create_mirage_rag_chain(wrap(retriever), echo_model(prompts))
+    out = chain.invoke(QUESTION, config={"callbacks": [recorder]})
+    assert out["route"] == retriever.retrieve_with_verdict(QUESTION).route == "verified"
+    assert len(recorder.events) == 1  # one verdict: the wrapper was not wrapped again
+    assert len(spy.batches) == 2  # the chain's call and the direct one, on the user's engine
+    with pytest.raises(ValueError, match="already a MirageRetriever"):
+        create_mirage_rag_chain(wrap(retriever), echo_model(prompts), config=MirageConfig())
+
+
+@pytest.mark.model
+def test_claims_nothing_checked_get_a_prompt_that_says_so(clean_docs):
+    def broken(premises, hypotheses):
+        raise RuntimeError("model crashed")
+
+    retriever = MirageRetriever(
+        base_retriever=lambda q: clean_docs,
+        nli=CallableNLI(broken),
+        config=MirageConfig(nli_error_policy="pass_through"),
+    )
+    prompts: list[str] = []
+    out = create_mirage_rag_chain(retriever, echo_model(prompts)).invoke(QUESTION)
+    assert out["route"] == "verified" and out["verdict"].unchecked
+    [prompt] = prompts
+    assert prompt.startswith(UNCHECKED_PROMPT.split("{")[0]) and "was retrieved and cross-checked" not in prompt
+    assert prompt == render_prompt(QUESTION, out["verdict"])
+    custom = create_mirage_rag_chain(
+        retriever, echo_model(prompts), unchecked_prompt="UNCHECKED {evidence} | {question}"
+    )
+    assert custom.invoke(QUESTION)["answer"].startswith("UNCHECKED [source:")

@@ -47,7 +47,7 @@ def test_the_output_mode_must_be_known(fake_nli: CallableNLI, clean_docs: list[D
 
 
 @pytest.mark.model
-def test_metadata_that_cannot_be_deep_copied_is_copied_shallow(
+def test_a_value_that_cannot_be_deep_copied_is_shared_and_the_rest_copied(
     fake_nli: CallableNLI, clean_docs: list[Document]
 ):
     lock = threading.Lock()
@@ -55,6 +55,8 @@ def test_metadata_that_cannot_be_deep_copied_is_copied_shallow(
     verdict = Mirage(nli=fake_nli).defend(QUESTION, documents_to_passages(docs))
     out, _ = verdict_to_documents(docs, verdict, "documents")
     assert out and all(d.metadata["lock"] is lock for d in out)
+    out[0].metadata["tags"].append("added by the caller of the output")
+    assert all(d.metadata["tags"] == ["encyclopedia"] for d in docs)  # nested lists copied
     assert all("mirage" not in d.metadata for d in docs)  # the caller's mappings untouched
 
 

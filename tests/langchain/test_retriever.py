@@ -13,11 +13,12 @@ import pytest
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import RunnableLambda
+from pydantic import ValidationError
 
 from mirage_core import CallableNLI, Mirage, MirageConfig, NLIError, Passage
 from mirage_core.config import MethodSettings
 from mirage_langchain import EVENT_NAME, MirageRetriever, documents_to_passages
-from tests.conftest import NO_SIGNALS
+from tests.conftest import NO_SIGNALS, lexical_nli
 from tests.langchain.conftest import two_path_child
 
 QUESTION = "Where is the Eiffel Tower located?"
@@ -464,6 +465,54 @@ def test_nli_error_policy(clean_docs):
     )
     with pytest.raises(NLIError, match="model crashed"):
         raises.invoke(QUESTION)
+    fails_open = MirageRetriever(
+        base_retriever=lambda q: clean_docs,
+        nli=CallableNLI(broken),
+        config=MirageConfig(nli_error_policy="pass_through"),
+    )
+    result = fails_open.retrieve_with_verdict(QUESTION)
+    assert result.documents and result.verdict.unchecked
+    # every document says that nothing checked it, not only the reason text
+    assert all(
+        d.metadata["mirage"]["nli_error"] == "RuntimeError: model crashed" for d in result.documents
+    )
+    verified = MirageRetriever(base_retriever=lambda q: clean_docs, nli=CallableNLI(lexical_nli))
+    assert all("nli_error" not in d.metadata["mirage"] for d in verified.invoke(QUESTION))
+
+
+def test_fields_set_after_construction_are_validated(fake_nli, clean_retriever):
+    retriever = MirageRetriever(base_retriever=clean_retriever, nli=fake_nli)
+    engine = retriever.engine
+    retriever.k = 2
+    assert retriever.k == 2 and retriever.engine is engine  # k alone keeps the engine
+    for bad in (0, -1, "3"):
+        with pytest.raises(ValidationError):
+            retriever.k = bad
+    assert retriever.k == 2
+
+
+@pytest.mark.model
+def test_setting_the_config_builds_the_engine_anew(clean_docs):
+    def broken(premises, hypotheses):
+        raise RuntimeError("model crashed")
+
+    retriever = MirageRetriever(base_retriever=lambda q: clean_docs, nli=CallableNLI(broken))
+    assert retriever.invoke(QUESTION) == []  # fails closed
+    retriever.config = MirageConfig(nli_error_policy="raise")
+    assert retriever.engine.config is retriever.config
+    with pytest.raises(NLIError, match="model crashed"):
+        retriever.invoke(QUESTION)
+
+
+def test_a_config_mapping_is_read_strictly(fake_nli, clean_retriever):
+    retriever = MirageRetriever(
+        base_retriever=clean_retriever, nli=fake_nli, config={"r_max": 0.2, "tau": 0.1}
+    )
+    assert retriever.engine.config.r_max == 0.2 and retriever.engine.config.method.tau == 0.1
+    with pytest.raises(ValidationError, match="nli_error_polcy"):
+        MirageRetriever(
+            base_retriever=clean_retriever, nli=fake_nli, config={"nli_error_polcy": "raise"}
+        )
 
 
 def test_a_langchain_embeddings_model_drives_source_independence(fake_nli, clean_docs):
