@@ -18,6 +18,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import Field, fields
 from typing import Any, Literal, get_args, get_origin
 
+from mirage_core.types import normalize_domain
+
 __all__ = ["field_docs", "markdown_table", "rule", "validate"]
 
 Kind = Literal[
@@ -59,12 +61,14 @@ def _check(name: str, value: Any, meta: Mapping[str, Any]) -> Any:
         if not (_is_number(value) and low_ok(value) and value <= 1):
             interval = "(0, 1]" if kind == "positive_unit" else "[0, 1]"
             raise ValueError(f"{name} must be a number in {interval}{none}, got {value!r}")
+        return float(value)  # 1 and 1.0 are one setting: equal, and of one hash
     elif kind in ("finite", "nonnegative"):
         if not (_is_number(value) and math.isfinite(value)) or (
             kind == "nonnegative" and value < 0
         ):
             what = "a finite number >= 0" if kind == "nonnegative" else "a finite number"
             raise ValueError(f"{name} must be {what}{none}, got {value!r}")
+        return float(value)
     elif kind == "int":
         if isinstance(value, bool) or not isinstance(value, int) or value < meta["minimum"]:
             raise ValueError(f"{name} must be an int >= {meta['minimum']}{none}, got {value!r}")
@@ -91,13 +95,19 @@ def _check(name: str, value: Any, meta: Mapping[str, Any]) -> Any:
             raise ValueError(
                 f"{name} must be a mapping domain -> [0, 1], got {type(value).__name__}"
             )
+        out: dict[str, float] = {}
         for domain, v in value.items():
             if not isinstance(domain, str):
                 raise ValueError(f"{name} keys must be domain strings, got {domain!r}")
             if not (_is_number(v) and 0 <= v <= 1):
                 raise ValueError(f"{name}[{domain!r}] must be in [0, 1], got {v!r}")
-        # a private lower-cased copy (a plain dict, so settings pickle and deepcopy)
-        return {k.lower(): float(v) for k, v in value.items()}
+            # keyed as passages' domains are read ("www.NYTimes.com" is "nytimes.com"); a
+            # private plain dict, so settings pickle and deepcopy
+            key = normalize_domain(domain)
+            if key in out and out[key] != float(v):
+                raise ValueError(f"{name} gives the domain {key!r} two values")
+            out[key] = float(v)
+        return out
     return value
 
 

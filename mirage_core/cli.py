@@ -19,6 +19,7 @@ from typing import Any, TextIO
 
 from mirage_core.defense import Mirage
 from mirage_core.jsonl import iter_jsonl
+from mirage_core.types import to_passage
 
 __all__ = ["main", "read_passages", "sanitize", "say"]
 
@@ -98,15 +99,18 @@ def _subcommand_module(name: str) -> ModuleType | None:
 
 
 def read_passages(path: str | Path) -> list[dict]:
-    """Read JSONL rows ``{"text", "source"|"url", "score", ...}``; blank lines are skipped."""
+    """Read JSONL rows ``{"text", "source"|"url", "score", ...}``; blank lines are skipped.
+    ``ValueError`` names the file and line of a row that is no passage (a field of the wrong
+    type as well as a missing ``text``)."""
     rows = []
-    try:
-        for lineno, row in iter_jsonl(path):
-            if not isinstance(row.get("text"), str):
-                raise ValueError(f"{path}:{lineno}: each row needs a string 'text' field")
-            rows.append(row)
-    except ValueError as exc:
-        raise SystemExit(sanitize(exc)) from None
+    for lineno, row in iter_jsonl(path):
+        if not isinstance(row.get("text"), str):
+            raise ValueError(f"{path}:{lineno}: each row needs a string 'text' field")
+        try:
+            to_passage(row)  # what the engine will read of it: refused here, with its line
+        except TypeError as exc:
+            raise ValueError(f"{path}:{lineno}: {exc}") from None
+        rows.append(row)
     return rows
 
 
@@ -188,7 +192,10 @@ def build_parser() -> argparse.ArgumentParser:
         "contradictions, each passage with its sentences marked)",
     )
     defend.add_argument(
-        "--max-claims", type=int, default=10, help="claims of S* listed in the text output"
+        "--max-claims",
+        type=_count,
+        default=10,
+        help="claims of S* listed in the text output (an int >= 0)",
     )
     defend.set_defaults(func=_run_defend)
     for name in _SUBCOMMAND_MODULES:
@@ -196,6 +203,17 @@ def build_parser() -> argparse.ArgumentParser:
         if module is not None:
             module.register(sub)
     return parser
+
+
+def _count(text: str) -> int:
+    """An argparse type: an int >= 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an int >= 0, got {text!r}")
+    return value
 
 
 def _runs_on_torch(args: argparse.Namespace) -> bool:
@@ -224,7 +242,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             pass
     try:
         return int(args.func(args) or 0)
-    except (FileNotFoundError, ValueError) as exc:
+    except (OSError, ValueError) as exc:  # a file that cannot be read or written, a bad input
+        if isinstance(exc, BrokenPipeError):  # the reader (``| head``) closed the pipe: done
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 1
         say(f"mirage: error: {exc}", file=sys.stderr)
         return 2
 

@@ -28,6 +28,7 @@ from mirage_core.method_settings import (
     Relevance,
     SourceCount,
 )
+from mirage_core.types import normalize_domain
 
 __all__ = [
     "AnswerConflictContext",
@@ -212,13 +213,21 @@ class MirageConfig:
 
     def to_file(self, path: str | Path) -> None:
         """Write the configuration as JSON (what ``mirage calibrate`` produces)."""
-        Path(path).write_text(json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n")
+        Path(path).write_text(
+            json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n", encoding="utf-8"
+        )
 
     @classmethod
     def from_file(cls, path: str | Path) -> MirageConfig:
         """Load a JSON file written by :meth:`to_file` or ``mirage calibrate`` (the settings at
-        top level or under a ``"config"`` key)."""
-        data = json.loads(Path(path).read_text())
+        top level or under a ``"config"`` key). ``ValueError`` names the file when it is not
+        UTF-8 JSON."""
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8-sig"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise ValueError(f"{path}: not a UTF-8 JSON file ({exc})") from None
+        except RecursionError:
+            raise ValueError(f"{path}: JSON nested too deeply") from None
         if isinstance(data, dict) and isinstance(data.get("config"), dict):
             data = data["config"]
         if not isinstance(data, dict):
@@ -240,7 +249,7 @@ class MirageConfig:
         )
 
     def trust_of(self, domain: str) -> float:
-        return self.trust.get(domain.lower(), self.default_trust)
+        return self.trust.get(normalize_domain(domain), self.default_trust)
 
 
 def _plain(value: Any) -> Any:

@@ -102,6 +102,7 @@ class Mirage:
         self._nli: NLIBackend | None = None if nli is None or isinstance(nli, str) else nli
         self._nli_lock = threading.Lock()
         self._embedder: Embedder | None = None if embedder is None else as_embedder(embedder)
+        self._embedder_given = embedder is not None
         if self.config.redundancy_filter == "single_hop":
             require_sklearn()  # a missing optional dependency is a setup error: say so here
 
@@ -132,6 +133,22 @@ class Mirage:
 
     def __repr__(self) -> str:
         return f"Mirage(nli={self._nli or self._nli_spec!r})"
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What a pickle or deep copy of the engine holds: its config and the backends it was
+        given; a packaged model it loaded itself is loaded again by the copy on first use. A
+        backend that cannot be pickled (an open model session) makes the pickle fail."""
+        state = self.__dict__.copy()
+        state["_nli_lock"], state["_account"] = None, None
+        if self._nli_spec is None or isinstance(self._nli_spec, str):
+            state["_nli"] = None
+        if not self._embedder_given:
+            state["_embedder"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._nli_lock = threading.Lock()
 
     # -- public API ----------------------------------------------------------------------
     def defend(self, query: str, passages: Sequence[PassageLike]) -> Verdict:

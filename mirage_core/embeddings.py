@@ -27,6 +27,7 @@ __all__ = [
     "MiniLMEmbedder",
     "OnnxEmbedder",
     "as_embedder",
+    "checked_rows",
     "default_embedder",
 ]
 
@@ -38,11 +39,33 @@ class Embedder(Protocol):
         ...
 
 
-def _normalize(vectors: object, n: int) -> np.ndarray:
-    arr = np.asarray(vectors, dtype=np.float32)
-    if arr.ndim != 2 or arr.shape[0] != n:
+def _rows(vectors: object, n: int) -> np.ndarray:
+    """``vectors`` as ``n`` float32 rows; ``ValueError`` for any other shape."""
+    try:
+        arr = np.asarray(vectors, dtype=np.float32)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"embedder returned no array of numbers ({exc})") from None
+    if arr.ndim != 2 or arr.shape[0] != n or arr.shape[1] == 0:
         raise ValueError(f"embedder returned shape {arr.shape}, expected ({n}, d)")
+    return arr
+
+
+def _normalize(vectors: object, n: int) -> np.ndarray:
+    arr = _rows(vectors, n)
     norms = np.linalg.norm(arr, axis=1, keepdims=True)
+    return arr / np.maximum(norms, 1e-12)
+
+
+def checked_rows(vectors: object, n: int) -> np.ndarray:
+    """What any embedder returned for ``n`` texts, checked: ``n`` rows of finite numbers, each
+    L2-normalized (rows already of unit length are returned as they are). ``ValueError``
+    otherwise: an embedder of the caller's own (an ``embed()`` method) passes here too."""
+    arr = _rows(vectors, n)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError("the embedder returned non-finite values")
+    norms = np.linalg.norm(arr, axis=1, keepdims=True)
+    if np.all(np.abs(norms - 1.0) <= 1e-4):
+        return arr
     return arr / np.maximum(norms, 1e-12)
 
 
@@ -56,6 +79,16 @@ class CachedEmbedder:
     def __init__(self, cache_size: int = 50_000) -> None:
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_size = cache_size
+        self._lock = threading.Lock()
+
+    def __getstate__(self) -> dict[str, Any]:
+        # a copy (pickle, deepcopy) starts with an empty cache and a lock of its own
+        state = self.__dict__.copy()
+        state["_cache"], state["_lock"] = OrderedDict(), None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
         self._lock = threading.Lock()
 
     def _embed(self, texts: list[str]) -> object:

@@ -18,6 +18,7 @@ import numpy as np
 
 from mirage_core.claims import clean_text, content_tokens, extract_claims, split_sentences
 from mirage_core.config import MirageConfig
+from mirage_core.embeddings import checked_rows
 from mirage_core.errors import EmbeddingError
 from mirage_core.independence import independence_groups, publishers_of
 from mirage_core.normalize import NormalizedText, normalize_query, normalize_text
@@ -66,10 +67,8 @@ def embed_under_policy(
     without embeddings) with a warning."""
     t0 = time.perf_counter()
     try:
-        vectors = embed(texts)
-        if not np.all(np.isfinite(vectors)):
-            raise ValueError("the embedder returned non-finite values")
-        return vectors
+        # shape, finiteness and unit rows checked here, whatever embedder the caller gave
+        return checked_rows(embed(texts), len(texts))
     except Exception as exc:
         message = f"{type(exc).__name__}: {exc}"
         evidence.embedding_error = message

@@ -6,6 +6,7 @@ import math
 from typing import TYPE_CHECKING
 
 from mirage_core.lone_facts import named_facts
+from mirage_core.normalize import one_line
 
 if TYPE_CHECKING:
     from mirage_core.verdict import Edge, Verdict
@@ -14,7 +15,10 @@ __all__ = ["explain"]
 
 
 def explain(verdict: Verdict, max_claims: int = 10) -> str:
-    """A plain-text account of ``verdict``'s decision (``Verdict.explain``)."""
+    """A plain-text account of ``verdict``'s decision (``Verdict.explain``); at most
+    ``max_claims`` (≥ 0) claims of S* are listed."""
+    if isinstance(max_claims, bool) or not isinstance(max_claims, int) or max_claims < 0:
+        raise ValueError(f"max_claims must be an int ≥ 0, got {max_claims!r}")
     v = verdict
     lines = [
         f"query: {v.query}",
@@ -46,7 +50,9 @@ def explain(verdict: Verdict, max_claims: int = 10) -> str:
         lines.append(f"warning: {w}")
     if v.timings:
         lines.append("timings: " + ", ".join(f"{k}={t * 1000:.1f}ms" for k, t in v.timings.items()))
-    return "\n".join(lines)
+    # each entry is one line: a line break in a query, a source or a reason cannot start a
+    # line that reads as the account's own ("decision: VERIFIED" inside a passage's domain)
+    return "\n".join(one_line(line) for line in lines)
 
 
 def _conflicts(v: Verdict) -> list[str]:

@@ -23,7 +23,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-__all__ = ["CONFUSABLES", "NormalizedText", "normalize_query", "normalize_text"]
+__all__ = ["CONFUSABLES", "NormalizedText", "normalize_query", "normalize_text", "one_line"]
 
 #: Cyrillic and Greek letters drawn like Latin ones, with the Latin letter they imitate.
 CONFUSABLES: dict[str, str] = {
@@ -136,3 +136,13 @@ def normalize_text(raw: str) -> NormalizedText:
 def normalize_query(query: str) -> str:
     """The query as the steps read it (no offsets needed)."""
     return normalize_text(query).text
+
+
+#: Every line break a model, a terminal or a log may honour.
+_ANY_LINE_BREAK = re.compile("[\r\n\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    """``text`` with every line break a space: a field of one line (a source, a quoted claim)
+    cannot start a line of its own in a prompt or a report."""
+    return _ANY_LINE_BREAK.sub(" ", text)

@@ -9,10 +9,10 @@ route: no retrieved text at all; answer from own knowledge, conservatively.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable
 from typing import Literal
 
+from mirage_core.normalize import one_line
 from mirage_core.types import Claim
 from mirage_core.verdict import Verdict
 
@@ -59,8 +59,6 @@ Question: {question}
 Answer:"""
 
 
-#: Every line break a model or a terminal may honour: quoted data never holds one.
-_LINE_BREAKS = re.compile("[\r\n\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
 #: Angle brackets could open or close a tag (``</evidence>``, ``<|im_start|>``) in any case:
 #: quoted data shows look-alike angle quotes instead.
 _BRACKETS = str.maketrans({"<": "‹", ">": "›", '"': "'"})
@@ -70,7 +68,7 @@ EvidenceFormat = Literal["lines", "json"]
 
 def _quote(text: str) -> str:
     """``text`` as one line of data that cannot close the evidence block or open a tag."""
-    return _LINE_BREAKS.sub(" ", text).translate(_BRACKETS)
+    return one_line(text).translate(_BRACKETS)  # quoted data never holds a line break
 
 
 def _by_source(claims: Iterable[Claim]) -> dict[str, list[str]]:

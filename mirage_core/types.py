@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import copy
+import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlparse
+from urllib.parse import urlsplit
 
 __all__ = [
     "UNSOURCED",
@@ -13,6 +15,8 @@ __all__ = [
     "Passage",
     "PassageLike",
     "check_query",
+    "copy_metadata",
+    "normalize_domain",
     "to_passage",
     "to_passages",
 ]
@@ -21,6 +25,35 @@ __all__ = [
 #: The one domain of every passage that names no source (no ``source``, ``domain`` or source-like
 #: metadata): such passages count as one publisher together.
 UNSOURCED = "(no source)"
+
+
+def normalize_domain(name: str) -> str:
+    """A publisher's name as trust and d_src compare it: lower case, no ``www.`` in front, no
+    dot at the end (``"WWW.Example.org."`` is ``"example.org"``), an internationalized name in
+    its ASCII (punycode) form, so the two spellings of one name are one domain."""
+    host = name.strip().lower().rstrip(".")
+    if host.startswith("www."):
+        host = host[4:]
+    if not host.isascii():
+        try:
+            host = host.encode("idna").decode("ascii")
+        except UnicodeError:  # not a valid name: compared as written
+            pass
+    return host
+
+
+def url_host(source: str) -> str | None:
+    """The host of a URL ``source`` as a browser reads it, or ``None`` for a source that is no
+    URL (a file name, a document id). A backslash counts as a slash, as browsers read it in a
+    web URL, so ``https://evil.example\\@wiki.org/`` is ``evil.example``; user info and port
+    are dropped, and an IPv6 address keeps its colons."""
+    if "://" not in source:
+        return None
+    try:
+        host = urlsplit(source.replace("\\", "/")).hostname
+    except ValueError:  # a malformed address ("http://[::1"): no host to read
+        return None
+    return host or None
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,8 +85,10 @@ class Passage:
             if value is not None and not isinstance(value, str):
                 raise TypeError(f"Passage.{name} must be str or None, got {type(value).__name__}")
         if self.score is not None:
-            if isinstance(self.score, bool) or not isinstance(self.score, int | float):
+            # any real number: a retriever's numpy float32 / int64 as well as a float
+            if isinstance(self.score, bool) or not isinstance(self.score, numbers.Real):
                 raise TypeError(f"Passage.score must be a number, got {type(self.score).__name__}")
+            object.__setattr__(self, "score", float(self.score))
         if not isinstance(self.metadata, Mapping):
             raise TypeError(
                 f"Passage.metadata must be a mapping, got {type(self.metadata).__name__}"
@@ -69,8 +104,8 @@ class Passage:
         return self._named_source() or f"passage-{index}"
 
     def _named_source(self) -> str | None:
-        if self.source:
-            return self.source
+        if self.source and self.source.strip():
+            return self.source.strip()
         for key in ("url", "source", "id", "doc_id", "file_name"):
             value = self.metadata.get(key)
             if isinstance(value, str) and value.strip():
@@ -81,16 +116,13 @@ class Passage:
         """The domain used for trust and d_src: explicit, else the URL host, else the source.
         Passages that name no source at all share one domain, :data:`UNSOURCED`: text of
         unknown origin is never independent corroboration of other such text."""
-        if self.domain:
-            return self.domain.lower()
+        if self.domain and normalize_domain(self.domain):
+            return normalize_domain(self.domain)
         source = self._named_source()
         if source is None:
             return UNSOURCED
-        host = urlparse(source).netloc if "://" in source else ""
-        host = host.lower().split("@")[-1].split(":")[0]
-        if host.startswith("www."):
-            host = host[4:]
-        return (host or source).lower()
+        host = url_host(source)
+        return normalize_domain(host) if host else source.lower()
 
 
 PassageLike = Passage | str | Mapping[str, Any]
@@ -114,17 +146,40 @@ def to_passage(obj: PassageLike) -> Passage:
         # a non-mapping goes to Passage as it is, and Passage refuses it by name
         meta = dict(given) | extra if isinstance(given, Mapping) else given
         source = obj.get("source") or obj.get("url")
-        score = obj.get("score")
         return Passage(
             text=obj["text"],
             source=str(source) if source is not None else None,
             domain=obj.get("domain"),
-            score=float(score) if score is not None and not isinstance(score, bool) else score,
+            score=_mapped_score(obj.get("score")),
             metadata=meta,
         )
     raise TypeError(
         f"a passage must be a Passage, str or mapping with 'text', got {type(obj).__name__}"
     )
+
+
+def copy_metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of a caller's ``metadata``, value by value: what the adapters hand back as new
+    documents or nodes. A value that cannot be copied (a lock, a client) is shared; every
+    other one (lists, dicts) belongs to the copy, so nothing done to it reaches the caller."""
+    out: dict[str, Any] = {}
+    for key, value in metadata.items():
+        try:
+            out[key] = copy.deepcopy(value)
+        except Exception:
+            out[key] = value
+    return out
+
+
+def _mapped_score(score: object) -> object:
+    """A mapping's ``score`` as a float where it is a number or a numeral (JSONL rows);
+    ``None`` and a bool as they are (:class:`Passage` refuses the bool by name)."""
+    if score is None or isinstance(score, bool):
+        return score
+    try:
+        return float(score)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise TypeError(f"a passage's 'score' must be a number, got {score!r}") from None
 
 
 @dataclass(frozen=True, slots=True)

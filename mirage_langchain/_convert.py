@@ -7,7 +7,6 @@ and how the engine's verdict is turned back into new ``Document`` objects. The d
 
 from __future__ import annotations
 
-import copy
 import math
 import numbers
 from collections.abc import Sequence
@@ -19,6 +18,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import ensure_config
 
 from mirage_core import Claim, Passage, Verdict
+from mirage_core.types import copy_metadata
 
 __all__ = [
     "EVENT_NAME",
@@ -115,24 +115,12 @@ def documents_to_passages(docs: Sequence[Document]) -> list[Passage]:
 
 
 # -- output --------------------------------------------------------------------------------
-def _copy_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
-    """A copy of ``metadata``, value by value: a value that cannot be copied (a lock, a client)
-    is shared, every other one (lists, dicts) is the returned document's own."""
-    out: dict[str, Any] = {}
-    for key, value in metadata.items():
-        try:
-            out[key] = copy.deepcopy(value)
-        except Exception:
-            out[key] = value
-    return out
-
-
 def _short_reason(reason: str) -> str:
     return reason if len(reason) <= _REASON_CHARS else reason[: _REASON_CHARS - 1] + "…"
 
 
 def _new_document(doc: Document, text: str, info: dict[str, Any], doc_id: str | None) -> Document:
-    metadata = _copy_metadata(doc.metadata)
+    metadata = copy_metadata(doc.metadata)
     metadata[METADATA_KEY] = info
     return Document(page_content=text, metadata=metadata, id=doc_id)
 

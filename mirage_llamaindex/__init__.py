@@ -13,6 +13,7 @@ from mirage_llamaindex.events import MirageGateEvent
 from mirage_llamaindex.postprocessor import MiragePostprocessor, MirageResult
 from mirage_llamaindex.query_engine import (
     DEFAULT_FALLBACK_PROMPT,
+    DEFAULT_UNCHECKED_PROMPT,
     DEFAULT_VERIFIED_PROMPT,
     MirageQueryEngine,
 )
@@ -20,6 +21,7 @@ from mirage_llamaindex.query_engine import (
 __all__ = [
     "DEFAULT_FALLBACK_PROMPT",
     "DEFAULT_SOURCE_KEYS",
+    "DEFAULT_UNCHECKED_PROMPT",
     "DEFAULT_VERIFIED_PROMPT",
     "MIRAGE_KEY",
     "MirageGateEvent",

@@ -2,12 +2,13 @@
 
 * :func:`to_passages` turns ``NodeWithScore``s into :class:`~mirage_core.Passage`s (text, source,
   domain, score) and records the nodes it passed over (image / media nodes, nodes without text).
-* :func:`to_nodes` turns a verdict back into NEW ``NodeWithScore``s: the caller's nodes are
-  deep-copied, never modified.
+* :func:`to_nodes` turns a verdict back into NEW ``NodeWithScore``s: copies of the caller's
+  nodes with containers of their own; the caller's nodes are never modified.
 """
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from typing import Any, Literal
 from llama_index.core.schema import BaseNode, ImageNode, MetadataMode, Node, NodeWithScore
 
 from mirage_core import Passage, Verdict, VerifiedPassage
+from mirage_core.types import copy_metadata
 
 __all__ = [
     "DEFAULT_SOURCE_KEYS",
@@ -32,12 +34,13 @@ __all__ = [
 MIRAGE_KEY = "mirage"
 
 #: Node metadata keys tried, in order, for a node's source; then the node's document id
-#: (``ref_doc_id``), then its own ``node_id``.
+#: (``ref_doc_id``), then its own ``node_id``. A file's path comes before its name: two files
+#: of one name in two folders (``SimpleDirectoryReader`` sets both keys) are two sources.
 DEFAULT_SOURCE_KEYS: tuple[str, ...] = (
     "url",
     "source",
-    "file_name",
     "file_path",
+    "file_name",
     "doc_id",
     "document_id",
 )
@@ -167,8 +170,19 @@ def _derive(
     start: int | None = None,
     end: int | None = None,
 ) -> BaseNode:
-    """A deep copy of ``node`` with mirage's metadata (and, optionally, new text / id)."""
-    new = node.model_copy(deep=True)
+    """A copy of ``node`` with mirage's metadata (and, optionally, new text / id). Its
+    containers (metadata, the excluded-key lists, relationships, embedding) are its own, so
+    nothing done to it reaches the caller's node; what they refer to beyond that (an
+    ``IndexNode``'s ``obj``: a retriever, an index) is shared, not copied."""
+    new = node.model_copy(
+        update={
+            "metadata": copy_metadata(node.metadata),
+            "excluded_llm_metadata_keys": list(node.excluded_llm_metadata_keys),
+            "excluded_embed_metadata_keys": list(node.excluded_embed_metadata_keys),
+            "relationships": copy.deepcopy(node.relationships),
+            "embedding": None if node.embedding is None else list(node.embedding),
+        }
+    )
     if text is not None:
         new.set_content(text)
         new.embedding = None  # it described the original text
@@ -212,12 +226,17 @@ def to_nodes(
     for vp in verdict.verified_passages():
         item = nodes[converted.node_indices[vp.passage_index]]
         claims = [verdict.claims[i] for i in vp.claim_indices]
-        base = {
+        base: dict[str, Any] = {
             "decision": verdict.decision,
             "source": claims[0].source,
             "domain": claims[0].domain,
             "agreeing_sources": list(vp.agreeing_sources),
         }
+        # a model failure the config let through is said on every node, not only in the reason
+        if verdict.nli_error is not None:
+            base["nli_error"] = verdict.nli_error
+        if verdict.embedding_error is not None:
+            base["embedding_error"] = verdict.embedding_error
         if output == "claims":
             origin = getattr(item.node, "start_char_idx", None)
             for c in claims:

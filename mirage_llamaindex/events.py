@@ -52,6 +52,10 @@ class MirageGateEvent(BaseEvent):
             passed over, see ``passed_over``); n_verified_claims: claims delivered.
         passed_over: ``{"index", "node_id", "reason"}`` for each node that was not verified
             (image / media nodes, nodes without text).
+        nli_error / embedding_error: the model failure the config did not raise
+            (``"Type: message"``), else ``None``.
+        unchecked: the NLI model failed and the config fails open
+            (``nli_error_policy="pass_through"``): the claims delivered were not checked.
         verdict: the engine's full :class:`~mirage_core.Verdict` (``explain()``, ``to_dict()``,
             ``to_networkx()``); excluded from ``model_dump`` so serializing the event stays cheap
             and JSON-safe.
@@ -66,6 +70,9 @@ class MirageGateEvent(BaseEvent):
     n_passages: int = 0
     n_verified_claims: int = 0
     passed_over: list[dict[str, Any]] = Field(default_factory=list)
+    nli_error: str | None = None
+    embedding_error: str | None = None
+    unchecked: bool = False
     verdict: Any = Field(default=None, exclude=True, repr=False)
 
     @classmethod
@@ -88,5 +95,8 @@ def gate_event(
         n_passages=n_passages,
         n_verified_claims=len(verdict.verified_claims),
         passed_over=passed_over,
+        nli_error=verdict.nli_error,
+        embedding_error=verdict.embedding_error,
+        unchecked=verdict.unchecked,
         verdict=verdict,
     )

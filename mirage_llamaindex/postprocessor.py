@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -46,10 +47,12 @@ class MirageResult:
 
     def to_metadata(self) -> dict[str, Any]:
         """The JSON-safe summary :class:`~mirage_llamaindex.MirageQueryEngine` puts in
-        ``Response.metadata["mirage"]``: ``route``, ``reason``, ``verdict``
+        ``Response.metadata["mirage"]``: ``route``, ``unchecked`` (the claims were not checked:
+        the NLI model failed and the config fails open), ``reason``, ``verdict``
         (``Verdict.to_dict(include_edges=False)``) and ``passed_over``."""
         return {
             "route": self.route,
+            "unchecked": self.verdict.unchecked,
             "reason": self.verdict.reason,
             "verdict": self.verdict.to_dict(include_edges=False),
             "passed_over": [p.to_dict() for p in self.passed_over],
@@ -68,7 +71,7 @@ class MiragePostprocessor(BaseNodePostprocessor):
     """Verify retrieved nodes with MIRAGE and keep only what the gate lets through.
 
     Each node becomes a passage (text; source from ``metadata`` ``url`` / ``source`` /
-    ``file_name`` / ``file_path`` / ``doc_id``, else the document id, else the node id; domain
+    ``file_path`` / ``file_name`` / ``doc_id``, else the document id, else the node id; domain
     from ``metadata["domain"]``, else the URL host, else the source; score from the retriever).
     The engine cross-checks the claims of different sources and decides:
 
@@ -122,6 +125,24 @@ class MiragePostprocessor(BaseNodePostprocessor):
     @classmethod
     def class_name(cls) -> str:
         return "MiragePostprocessor"
+
+    def __getstate__(self) -> dict[str, Any]:
+        # LlamaIndex drops a private attribute it cannot pickle and builds a default one on
+        # load: a copy would then defend with other thresholds and another model, silently
+        try:
+            pickle.dumps(self._mirage)
+        except Exception as exc:
+            raise TypeError(
+                f"this MiragePostprocessor cannot be pickled: its engine cannot ({exc}); an "
+                "engine whose nli is a model name or path (or the packaged model) can"
+            ) from exc
+        return super().__getstate__()
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        engine = (state.get("__pydantic_private__") or {}).get("_mirage")
+        super().__setstate__(state)  # LlamaIndex runs __init__ again: a default engine
+        if engine is not None:
+            self._mirage = engine  # the engine the pickled postprocessor defended with
 
     @property
     def mirage(self) -> Mirage:

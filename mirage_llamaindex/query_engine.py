@@ -15,6 +15,7 @@ from llama_index.core.base.response.schema import (
     StreamingResponse,
 )
 from llama_index.core.callbacks.base import CallbackManager
+from llama_index.core.callbacks.schema import CBEventType, EventPayload
 from llama_index.core.llms import LLM
 from llama_index.core.prompts import BasePromptTemplate, PromptTemplate
 from llama_index.core.prompts.mixin import PromptDictType, PromptMixinType
@@ -22,16 +23,22 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 from llama_index.core.settings import Settings
 
 from mirage_core import Mirage, MirageConfig, NLIBackend
-from mirage_core.prompts import FALLBACK_PROMPT, VERIFIED_PROMPT, format_claims
+from mirage_core.prompts import FALLBACK_PROMPT, UNCHECKED_PROMPT, VERIFIED_PROMPT, format_claims
 from mirage_llamaindex._convert import MIRAGE_KEY, Output
 from mirage_llamaindex.events import dispatcher
 from mirage_llamaindex.postprocessor import MiragePostprocessor, MirageResult
 
-__all__ = ["DEFAULT_FALLBACK_PROMPT", "DEFAULT_VERIFIED_PROMPT", "MirageQueryEngine"]
+__all__ = [
+    "DEFAULT_FALLBACK_PROMPT",
+    "DEFAULT_UNCHECKED_PROMPT",
+    "DEFAULT_VERIFIED_PROMPT",
+    "MirageQueryEngine",
+]
 
 #: The engine's prompts (docs/method.md, Prompts) as LlamaIndex templates.
 DEFAULT_VERIFIED_PROMPT = PromptTemplate(VERIFIED_PROMPT)
 DEFAULT_FALLBACK_PROMPT = PromptTemplate(FALLBACK_PROMPT)
+DEFAULT_UNCHECKED_PROMPT = PromptTemplate(UNCHECKED_PROMPT)
 
 
 def _as_prompt(
@@ -89,6 +96,12 @@ class MirageQueryEngine(BaseQueryEngine):
         config / nli / embedder / mirage / output: as for :class:`MiragePostprocessor`.
         postprocessor: a ready :class:`MiragePostprocessor` instead of the four above.
         verified_prompt / fallback_prompt: ``PromptTemplate`` (or str) overrides.
+        unchecked_prompt: what the verified route uses instead when nothing checked its claims
+            (the NLI model failed and the config fails open, ``nli_error_policy=
+            "pass_through"``: ``verdict.unchecked``); same variables as ``verified_prompt``
+            (default: ``DEFAULT_UNCHECKED_PROMPT``, which tells the model so).
+        callback_manager: receives the ``QUERY`` event of each query (default:
+            ``Settings.callback_manager``).
         streaming: stream the answer.
     """
 
@@ -105,6 +118,7 @@ class MirageQueryEngine(BaseQueryEngine):
         postprocessor: MiragePostprocessor | None = None,
         verified_prompt: BasePromptTemplate | str | None = None,
         fallback_prompt: BasePromptTemplate | str | None = None,
+        unchecked_prompt: BasePromptTemplate | str | None = None,
         streaming: bool = False,
         callback_manager: CallbackManager | None = None,
     ) -> None:
@@ -138,8 +152,11 @@ class MirageQueryEngine(BaseQueryEngine):
         self._fallback_prompt = _as_prompt(
             fallback_prompt, DEFAULT_FALLBACK_PROMPT, "fallback_prompt", {"question"}, {"evidence"}
         )
+        self._unchecked_prompt = _as_prompt(
+            unchecked_prompt, DEFAULT_UNCHECKED_PROMPT, "unchecked_prompt", {"evidence", "question"}
+        )
         self._streaming = bool(streaming)
-        super().__init__(callback_manager=callback_manager)
+        super().__init__(callback_manager=callback_manager or Settings.callback_manager)
 
     # -- accessors ---------------------------------------------------------------------------
     @property
@@ -156,7 +173,11 @@ class MirageQueryEngine(BaseQueryEngine):
 
     # -- prompts -----------------------------------------------------------------------------
     def _get_prompts(self) -> PromptDictType:
-        return {"verified_prompt": self._verified_prompt, "fallback_prompt": self._fallback_prompt}
+        return {
+            "verified_prompt": self._verified_prompt,
+            "fallback_prompt": self._fallback_prompt,
+            "unchecked_prompt": self._unchecked_prompt,
+        }
 
     def _update_prompts(self, prompts: PromptDictType) -> None:
         if "verified_prompt" in prompts:
@@ -173,6 +194,13 @@ class MirageQueryEngine(BaseQueryEngine):
                 "fallback_prompt",
                 {"question"},
                 {"evidence"},
+            )
+        if "unchecked_prompt" in prompts:
+            self._unchecked_prompt = _as_prompt(
+                prompts["unchecked_prompt"],
+                DEFAULT_UNCHECKED_PROMPT,
+                "unchecked_prompt",
+                {"evidence", "question"},
             )
 
     def _get_prompt_modules(self) -> PromptMixinType:
@@ -201,7 +229,8 @@ class MirageQueryEngine(BaseQueryEngine):
     ) -> tuple[BasePromptTemplate, dict[str, str], list[NodeWithScore]]:
         if result.verdict.passed:
             evidence = format_claims(result.verdict.verified_claims)
-            return self._verified_prompt, {"evidence": evidence, "question": question}, result.nodes
+            prompt = self._unchecked_prompt if result.verdict.unchecked else self._verified_prompt
+            return prompt, {"evidence": evidence, "question": question}, result.nodes
         return self._fallback_prompt, {"question": question}, []
 
     @staticmethod
@@ -215,10 +244,7 @@ class MirageQueryEngine(BaseQueryEngine):
         prompt, args, sources = self._route(question, result)
         meta = self._metadata(result, sources)
         if self._streaming:
-            try:
-                gen = self._llm.stream(prompt, **args)
-            except NotImplementedError:
-                gen = _one_chunk(self._llm.predict(prompt, **args))
+            gen = _stream_or_one_chunk(self._llm, prompt, args)
             return StreamingResponse(response_gen=gen, source_nodes=sources, metadata=meta)
         return Response(self._llm.predict(prompt, **args), source_nodes=sources, metadata=meta)
 
@@ -227,25 +253,56 @@ class MirageQueryEngine(BaseQueryEngine):
         prompt, args, sources = self._route(question, result)
         meta = self._metadata(result, sources)
         if self._streaming:
-            try:
-                agen = await self._llm.astream(prompt, **args)
-            except NotImplementedError:
-                agen = _aone_chunk(await self._llm.apredict(prompt, **args))
+            agen = _astream_or_one_chunk(self._llm, prompt, args)
             return AsyncStreamingResponse(response_gen=agen, source_nodes=sources, metadata=meta)
         return Response(
             await self._llm.apredict(prompt, **args), source_nodes=sources, metadata=meta
         )
 
     def _query(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
-        return self._generate(query_bundle.query_str, self.verify(query_bundle))
+        with self.callback_manager.event(
+            CBEventType.QUERY, payload={EventPayload.QUERY_STR: query_bundle.query_str}
+        ) as query_event:
+            response = self._generate(query_bundle.query_str, self.verify(query_bundle))
+            query_event.on_end(payload={EventPayload.RESPONSE: response})
+        return response
 
     async def _aquery(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
-        return await self._agenerate(query_bundle.query_str, await self.averify(query_bundle))
+        with self.callback_manager.event(
+            CBEventType.QUERY, payload={EventPayload.QUERY_STR: query_bundle.query_str}
+        ) as query_event:
+            result = await self.averify(query_bundle)
+            response = await self._agenerate(query_bundle.query_str, result)
+            query_event.on_end(payload={EventPayload.RESPONSE: response})
+        return response
 
 
-def _one_chunk(text: str) -> Generator[str, None, None]:
-    yield text
+def _stream_or_one_chunk(
+    llm: LLM, prompt: BasePromptTemplate, args: dict[str, str]
+) -> Generator[str, None, None]:
+    """The LLM's stream, or its whole answer as one chunk when it cannot stream (an LLM may
+    say so when it is called or only once its stream is read)."""
+    started = False
+    try:
+        for chunk in llm.stream(prompt, **args):
+            started = True
+            yield chunk
+    except NotImplementedError:
+        if started:
+            raise
+        yield llm.predict(prompt, **args)
 
 
-async def _aone_chunk(text: str) -> AsyncGenerator[str, None]:
-    yield text
+async def _astream_or_one_chunk(
+    llm: LLM, prompt: BasePromptTemplate, args: dict[str, str]
+) -> AsyncGenerator[str, None]:
+    """Async :func:`_stream_or_one_chunk`."""
+    started = False
+    try:
+        async for chunk in await llm.astream(prompt, **args):
+            started = True
+            yield chunk
+    except NotImplementedError:
+        if started:
+            raise
+        yield await llm.apredict(prompt, **args)

@@ -13,7 +13,7 @@ import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -90,6 +90,16 @@ class PairCache:
 
     def __len__(self) -> int:
         return len(self._data)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # a copy (pickle, deepcopy) starts empty, with a lock of its own
+        state = self.__dict__.copy()
+        state.update(_data=OrderedDict(), _sizes={}, _lock=None, nbytes=0, hits=0, misses=0)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
     def get_many(self, keys: Sequence[tuple[str, str]]) -> list[np.ndarray | None]:
         out: list[np.ndarray | None] = []

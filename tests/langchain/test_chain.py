@@ -315,7 +315,10 @@ def test_claims_nothing_checked_get_a_prompt_that_says_so(clean_docs):
     out = create_mirage_rag_chain(retriever, echo_model(prompts)).invoke(QUESTION)
     assert out["route"] == "verified" and out["verdict"].unchecked
     [prompt] = prompts
-    assert prompt.startswith(UNCHECKED_PROMPT.split("{")[0]) and "was retrieved and cross-checked" not in prompt
+    assert (
+        prompt.startswith(UNCHECKED_PROMPT.split("{")[0])
+        and "was retrieved and cross-checked" not in prompt
+    )
     assert prompt == render_prompt(QUESTION, out["verdict"])
     custom = create_mirage_rag_chain(
         retriever, echo_model(prompts), unchecked_prompt="UNCHECKED {evidence} | {question}"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import pickle
+import threading
 
 import pytest
 from llama_index.core import Settings, VectorStoreIndex
@@ -11,6 +13,7 @@ from llama_index.core.llms import MockLLM
 from llama_index.core.schema import (
     Document,
     ImageNode,
+    IndexNode,
     MediaResource,
     MetadataMode,
     Node,
@@ -361,3 +364,69 @@ async def test_returned_nodes_share_no_metadata_with_the_caller_s(fake_nli, clea
     for n in out:
         n.node.metadata["tags"].append("edited downstream")
     assert all(n.node.metadata["tags"] == ["encyclopedia"] for n in clean_nodes)
+
+
+def test_two_files_of_one_name_in_two_folders_are_two_sources():
+    nodes = [
+        NodeWithScore(
+            node=TextNode(
+                text="a b c.", metadata={"file_name": "README.md", "file_path": f"/{p}/README.md"}
+            )
+        )
+        for p in ("repo-a", "repo-b")
+    ]
+    assert [p.source for p in to_passages(nodes).passages] == [
+        "/repo-a/README.md",
+        "/repo-b/README.md",
+    ]
+
+
+@pytest.mark.model
+def test_an_index_node_s_object_is_shared_not_copied(fake_nli, clean_nodes):
+    class Client:  # an object that cannot be deep-copied, as a retriever holding a lock
+        def __init__(self) -> None:
+            self.lock = threading.Lock()
+
+    client = Client()
+    first = clean_nodes[0].node
+    nodes = [
+        NodeWithScore(
+            node=IndexNode(
+                text=first.text, metadata=dict(first.metadata), index_id="x", obj=client
+            ),
+            score=clean_nodes[0].score,
+        ),
+        *clean_nodes[1:],
+    ]
+    out = MiragePostprocessor(NO_SIGNALS, fake_nli, output="nodes").postprocess_nodes(
+        nodes, query_str="Where is the Eiffel Tower?"
+    )
+    [index_node] = [n.node for n in out if isinstance(n.node, IndexNode)]
+    assert index_node.obj is client and index_node is not nodes[0].node
+    assert MIRAGE_KEY not in nodes[0].node.metadata
+
+
+@pytest.mark.model
+def test_a_pickled_postprocessor_defends_with_its_own_engine(fake_nli, clean_nodes):
+    pp = MiragePostprocessor(
+        mirage=Mirage(NO_SIGNALS.replace(r_max=0.05, nli_error_policy="raise"), nli=fake_nli),
+        output="claims",
+    )
+    for copy_of in (pickle.loads(pickle.dumps(pp)), copy.deepcopy(pp)):
+        assert copy_of.output == "claims" and copy_of.mirage.config == pp.mirage.config
+        assert copy_of.mirage.nli.predict is not None
+        got = copy_of.verify(clean_nodes, "Where is the Eiffel Tower?").verdict
+        want = pp.verify(clean_nodes, "Where is the Eiffel Tower?").verdict
+        assert (got.decision, got.selected) == (want.decision, want.selected)
+
+
+def test_a_postprocessor_whose_engine_cannot_be_pickled_says_so():
+    class Session:  # a model session that cannot be pickled
+        def __init__(self) -> None:
+            self.lock = threading.Lock()
+
+        def predict(self, premises, hypotheses):
+            raise AssertionError("not called")
+
+    with pytest.raises(TypeError, match="cannot be pickled"):
+        pickle.dumps(MiragePostprocessor(nli=Session()))

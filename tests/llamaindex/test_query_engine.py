@@ -21,9 +21,9 @@ from llama_index.core.llms import CustomLLM, MockLLM
 from llama_index.core.llms.callbacks import llm_completion_callback
 from llama_index.core.prompts import PromptTemplate
 
-from mirage_core import Mirage, MirageConfig, Passage
+from mirage_core import CallableNLI, Mirage, MirageConfig, Passage
 from mirage_llamaindex import MIRAGE_KEY, MiragePostprocessor, MirageQueryEngine
-from tests.conftest import NO_SIGNALS
+from tests.conftest import NO_SIGNALS, lexical_nli
 
 
 def sentences(passages: Sequence[Passage]) -> list[str]:
@@ -192,11 +192,89 @@ class NoStreamLLM(CustomLLM):
 
 
 @pytest.mark.model
-def test_streaming_with_an_llm_that_cannot_stream(mirage, fixed_retriever, clean_nodes):
-    response = MirageQueryEngine(
+async def test_streaming_with_an_llm_that_cannot_stream(mirage, fixed_retriever, clean_nodes):
+    engine = MirageQueryEngine(
         fixed_retriever(clean_nodes), NoStreamLLM(), mirage=mirage, streaming=True
-    ).query("q")
+    )
+    response = engine.query("q")
     assert isinstance(response, StreamingResponse) and list(response.response_gen) == ["ANSWER"]
+    # an LLM whose async stream refuses only once it is read: still one chunk
+    aresponse = await engine.aquery("q")
+    assert isinstance(aresponse, AsyncStreamingResponse)
+    assert [chunk async for chunk in aresponse.async_response_gen()] == ["ANSWER"]
+
+
+class QueryEvents(BaseCallbackHandler):
+    """Records the start of each callback event by type."""
+
+    def __init__(self) -> None:
+        super().__init__(event_starts_to_ignore=[], event_ends_to_ignore=[])
+        self.started: list[str] = []
+
+    def on_event_start(self, event_type, payload=None, event_id="", parent_id="", **kwargs):
+        self.started.append(event_type.value)
+        return event_id
+
+    def on_event_end(self, event_type, payload=None, event_id="", **kwargs):
+        pass
+
+    def start_trace(self, trace_id=None):
+        pass
+
+    def end_trace(self, trace_id=None, trace_map=None):
+        pass
+
+
+@pytest.mark.model
+async def test_each_query_is_a_callback_event(mirage, fixed_retriever, clean_nodes, monkeypatch):
+    handler = QueryEvents()
+    engine = MirageQueryEngine(
+        fixed_retriever(clean_nodes),
+        MockLLM(),
+        mirage=mirage,
+        callback_manager=CallbackManager([handler]),
+    )
+    engine.query("q")
+    await engine.aquery("q")
+    assert handler.started.count("query") == 2
+    from llama_index.core import Settings
+
+    default = QueryEvents()
+    monkeypatch.setattr(Settings, "callback_manager", CallbackManager([default]))
+    MirageQueryEngine(fixed_retriever(clean_nodes), MockLLM(), mirage=mirage).query("q")
+    assert default.started.count("query") == 1  # Settings' manager when none is given
+
+
+@pytest.mark.model
+def test_claims_nothing_checked_get_a_prompt_that_says_so(fixed_retriever, clean_nodes):
+    def broken(premises, hypotheses):
+        raise RuntimeError("model crashed")
+
+    engine = MirageQueryEngine(
+        fixed_retriever(clean_nodes),
+        MockLLM(),
+        mirage=Mirage(NO_SIGNALS.replace(nli_error_policy="pass_through"), nli=CallableNLI(broken)),
+    )
+    response = engine.query("Where is the Eiffel Tower?")
+    meta = response.metadata[MIRAGE_KEY]
+    assert meta["route"] == "verified" and meta["unchecked"] is True
+    assert "could NOT be cross-checked" in str(
+        response
+    ) and "was retrieved and cross-checked" not in str(response)
+    assert all(
+        n.node.metadata[MIRAGE_KEY]["nli_error"] == "RuntimeError: model crashed"
+        for n in response.source_nodes
+    )
+    engine.update_prompts({"unchecked_prompt": "UNCHECKED {evidence} | {question}"})
+    assert str(engine.query("Where is the Eiffel Tower?")).startswith("UNCHECKED [source:")
+    checked = MirageQueryEngine(
+        fixed_retriever(clean_nodes),
+        MockLLM(),
+        mirage=Mirage(NO_SIGNALS, nli=CallableNLI(lexical_nli)),
+    )
+    response = checked.query("Where is the Eiffel Tower?")
+    assert response.metadata[MIRAGE_KEY]["unchecked"] is False
+    assert all("nli_error" not in n.node.metadata[MIRAGE_KEY] for n in response.source_nodes)
 
 
 @pytest.mark.model
@@ -207,7 +285,7 @@ def test_prompts_are_overridable_templates(mirage, fixed_retriever, clean_nodes,
         mirage=mirage,
         verified_prompt=PromptTemplate("VERIFIED {question}\n{evidence}"),
     )
-    assert set(engine.get_prompts()) == {"verified_prompt", "fallback_prompt"}
+    assert set(engine.get_prompts()) == {"verified_prompt", "fallback_prompt", "unchecked_prompt"}
     assert str(engine.query("Q1")).startswith("VERIFIED Q1\n[source: ")
 
     engine.update_prompts({"fallback_prompt": PromptTemplate("FALLBACK {question}")})
