@@ -76,7 +76,8 @@ class MirageConfig:
     """Claims with fewer corroborating independent sources never enter S* (0: the published
     method)."""
     trust: Mapping[str, float] = field(default_factory=dict, metadata=rule("trust"))
-    """Domain -> trust in [0, 1], an input of the claim score."""
+    """Domain -> trust in [0, 1], an input of the claim score. Keys are read as passages'
+    domains are (lower case, no ``www.``, no final dot, punycode)."""
     default_trust: float = field(default=0.5, metadata=rule("unit"))
     """Trust of a domain not in ``trust``."""
     independence: Independence = "domain"
@@ -201,7 +202,8 @@ class MirageConfig:
     def from_dict(cls, data: Mapping[str, Any]) -> MirageConfig:
         """Settings from :meth:`to_dict` or :meth:`flat` (internals nested or by name)."""
         data = dict(data)
-        method = data.pop("method", None) or {}
+        method = data.pop("method", None)
+        method = {} if method is None else method
         if not isinstance(method, Mapping):
             raise ValueError("'method' must be a mapping of MethodSettings fields")
         twice = set(data) & set(method)

@@ -88,7 +88,6 @@ class Passage:
             # any real number: a retriever's numpy float32 / int64 as well as a float
             if isinstance(self.score, bool) or not isinstance(self.score, numbers.Real):
                 raise TypeError(f"Passage.score must be a number, got {type(self.score).__name__}")
-            object.__setattr__(self, "score", float(self.score))
         if not isinstance(self.metadata, Mapping):
             raise TypeError(
                 f"Passage.metadata must be a mapping, got {type(self.metadata).__name__}"
@@ -172,9 +171,9 @@ def copy_metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _mapped_score(score: object) -> object:
-    """A mapping's ``score`` as a float where it is a number or a numeral (JSONL rows);
-    ``None`` and a bool as they are (:class:`Passage` refuses the bool by name)."""
-    if score is None or isinstance(score, bool):
+    """A mapping's ``score``: a number as it is, a numeral (JSONL rows) as a float; ``None``
+    and a bool as they are (:class:`Passage` refuses the bool by name)."""
+    if score is None or isinstance(score, bool | numbers.Real):
         return score
     try:
         return float(score)  # type: ignore[arg-type]

@@ -27,7 +27,10 @@ class MirageEngineFields(BaseModel):
     ``config`` may be given as a mapping (:meth:`~mirage_core.MirageConfig.from_dict`: an
     unknown setting is an error, not ignored)."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True, validate_assignment=True)
+    # a misspelt option (``search_kwargs=`` for the child's) is an error, not ignored
+    model_config = ConfigDict(
+        arbitrary_types_allowed=True, validate_assignment=True, extra="forbid"
+    )
 
     k: int | None = None
     config: MirageConfig | None = None

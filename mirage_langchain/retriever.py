@@ -11,7 +11,7 @@ from langchain_core.callbacks import (
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
-from pydantic import field_validator
+from pydantic import ConfigDict, field_validator
 
 from mirage_core import Claim, Verdict
 from mirage_langchain._convert import (
@@ -94,6 +94,12 @@ class MirageRetriever(MirageEngineFields, BaseRetriever):
         >>> retriever = MirageRetriever(base_retriever=vectorstore.as_retriever(), k=4)
         >>> docs = retriever.invoke("When was the Eiffel Tower completed?")
     """
+
+    # BaseRetriever's config ignores unknown options; this one refuses them (and validates
+    # assignments), as MirageEngineFields does
+    model_config = ConfigDict(
+        arbitrary_types_allowed=True, validate_assignment=True, extra="forbid"
+    )
 
     base_retriever: Runnable
 

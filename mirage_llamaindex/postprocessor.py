@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from llama_index.core.bridge.pydantic import Field, PrivateAttr
+from llama_index.core.bridge.pydantic import ConfigDict, Field, PrivateAttr
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
@@ -101,6 +101,9 @@ class MiragePostprocessor(BaseNodePostprocessor):
         output: ``"sentences"`` | ``"nodes"`` | ``"claims"``.
         source_keys: metadata keys tried, in order, for a node's source.
     """
+
+    # an option set later (``pp.output = "claims"``) is checked as one given at construction
+    model_config = ConfigDict(arbitrary_types_allowed=True, validate_assignment=True)
 
     output: Output = Field(default="sentences", description="sentences | nodes | claims")
     source_keys: tuple[str, ...] = Field(

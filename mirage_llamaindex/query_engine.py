@@ -59,6 +59,10 @@ def _as_prompt(
         raise ValueError(
             f"{name} must use the variables {sorted(required)}; missing {sorted(missing)}"
         )
+    if unknown := names - required - forbidden:  # it would reach the model as literal text
+        raise ValueError(
+            f"{name} may use only the variables {sorted(required)}; unknown {sorted(unknown)}"
+        )
     if extra := forbidden & names:
         raise ValueError(
             f"{name} must not use {sorted(extra)}: no retrieved text may reach the model on this route"

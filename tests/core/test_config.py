@@ -134,6 +134,22 @@ def test_trust_is_copied_lower_cased_and_defaulted():
     assert cfg.trust_of("example.org") == 0.9 and cfg.trust_of("other.org") == 0.5
 
 
+def test_trust_is_keyed_as_domains_are_read():
+    cfg = MirageConfig(trust={"WWW.NYTimes.com.": 0.9, "b\u00fccher.de": 0.2})
+    assert cfg.trust == {"nytimes.com": 0.9, "xn--bcher-kva.de": 0.2}
+    assert cfg.trust_of("nytimes.com") == 0.9 and cfg.trust_of("www.nytimes.com") == 0.9
+    assert cfg.trust_of("xn--bcher-kva.de") == 0.2
+    with pytest.raises(ValueError, match="two values"):
+        MirageConfig(trust={"A.org": 0.1, "a.org": 0.9})
+    assert MirageConfig(trust={"A.org": 0.5, "a.org": 0.5}).trust == {"a.org": 0.5}
+
+
+def test_a_number_setting_is_one_setting_however_written():
+    a, b = MirageConfig(r_max=1), MirageConfig(r_max=1.0)
+    assert a == b and hash(a) == hash(b) and len({a, b}) == 1
+    assert type(a.r_max) is float and a.to_dict() == b.to_dict()
+
+
 def test_round_trips_through_file_pickle_and_copy(tmp_path):
     cfg = MirageConfig(
         r_max=0.25,
@@ -168,6 +184,12 @@ def test_an_unknown_field_at_either_level_is_refused(data):
 def test_a_setting_given_at_both_levels_is_refused():
     with pytest.raises(ValueError, match=r"both at top level and under 'method': \['kappa'\]"):
         MirageConfig.from_dict({"kappa": 0.5, "method": {"kappa": 0.6}})
+
+
+@pytest.mark.parametrize("method", [[], 0, ""])
+def test_method_settings_that_are_no_mapping_are_refused_even_empty(method):
+    with pytest.raises(ValueError, match="'method' must be a mapping"):
+        MirageConfig.from_dict({"method": method})
 
 
 def test_method_settings_must_be_a_mapping():

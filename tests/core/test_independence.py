@@ -9,6 +9,7 @@ from mirage_core import CallableNLI, Mirage, MirageConfig, Passage
 from mirage_core.config import MethodSettings
 from mirage_core.embeddings import CallableEmbedder, as_embedder
 from mirage_core.independence import independence_groups
+from tests.conftest import NO_SIGNALS
 
 QUERY = "Who wrote the novel The Color Purple?"
 GOLD = Passage(
@@ -405,6 +406,66 @@ def test_embedder_failures_follow_the_error_policy(fake_nli, failure):
         assert v.to_dict()["embedding_error"] == v.embedding_error
         assert "Embedder error" in v.to_html()
     assert run("pass_through", independence="none").embedding_error is None
+
+
+def unit_rows(texts):
+    return np.ones((len(texts), 4))
+
+
+class OwnEmbedder:
+    """An embedder of the caller's own: an ``embed()`` method, no checks of mirage's around it."""
+
+    def __init__(self, shape_of) -> None:
+        self.shape_of = shape_of
+
+    def embed(self, texts):
+        return self.shape_of(len(texts))
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        lambda n: np.ones((n - 1, 4)),  # a row short
+        lambda n: np.ones(n),  # one dimension
+        lambda n: np.ones((n, 4, 2)),  # three
+        lambda n: [["a"] * 4] * n,  # no numbers
+        lambda n: np.full((n, 4), np.inf),
+    ],
+    ids=["row-short", "1-d", "3-d", "strings", "inf"],
+)
+def test_an_embedder_of_the_caller_s_own_is_checked_under_the_policy(fake_nli, output):
+    from mirage_core import EmbeddingError
+
+    def run(policy: str, **cfg):
+        config = MirageConfig(independence="embedding", nli_error_policy=policy).replace(**cfg)
+        return Mirage(config, fake_nli, embedder=OwnEmbedder(output)).defend(QUERY, CLEAN)
+
+    with pytest.raises(EmbeddingError):
+        run("raise")
+    for cfg in ({}, {"redundancy_filter": "multi_hop", "independence": "domain"}):
+        closed = run("fallback", **cfg)
+        assert closed.decision == "fallback" and closed.embedding_error is not None
+
+
+def test_an_embedder_s_rows_are_used_at_unit_length():
+    from mirage_core.embeddings import checked_rows
+
+    rows = checked_rows([[3.0, 4.0], [0.0, 2.0]], 2)
+    assert np.allclose(rows, [[0.6, 0.8], [0.0, 1.0]])
+    unit = np.array([[0.6, 0.8]], dtype=np.float32)
+    assert checked_rows(unit, 1) is unit  # already unit rows: returned as they are
+
+
+def test_the_engine_pickles_with_its_config_and_its_backends(fake_nli):
+    import copy
+    import pickle
+
+    engine = Mirage(NO_SIGNALS.replace(r_max=0.05), fake_nli, embedder=CallableEmbedder(unit_rows))
+    for twin in (pickle.loads(pickle.dumps(engine)), copy.deepcopy(engine)):
+        assert twin.config == engine.config and twin.nli.predict is not None
+        assert twin.defend(QUERY, CLEAN).selected == engine.defend(QUERY, CLEAN).selected
+    packaged = Mirage()  # the packaged model loads again in the copy, on first use
+    assert pickle.loads(pickle.dumps(packaged))._nli is None
 
 
 def test_publishers_of_counts_documents_only_in_single_domain_evidence():

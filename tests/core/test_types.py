@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from mirage_core.types import UNSOURCED, Passage, check_query, to_passage, to_passages
@@ -39,6 +40,16 @@ def test_an_explicit_source_wins_and_no_source_is_numbered():
         (Passage("t", source="Report.PDF"), "report.pdf"),  # no URL: the source itself
         (Passage("t", source="mailto:x@example.com"), "mailto:x@example.com"),
         (Passage("t"), UNSOURCED),
+        # read as a browser reads the address: a backslash is a slash, so the host is
+        # evil.example, not the wikipedia.org after the "@"
+        (Passage("t", source="https://evil.example\\@wikipedia.org/a"), "evil.example"),
+        (Passage("t", source="https://evil.com./b"), "evil.com"),  # the root's dot
+        (Passage("t", source="https://[2001:db8::1]:443/"), "2001:db8::1"),
+        (Passage("t", source="https://b\u00fccher.de/a"), "xn--bcher-kva.de"),
+        (Passage("t", source="https://xn--bcher-kva.de/b"), "xn--bcher-kva.de"),
+        (Passage("t", source="  https://x.org/a  "), "x.org"),
+        (Passage("t", source="http://[::1"), "http://[::1"),  # no host to read: the source
+        (Passage("t", domain="WWW.Reuters.com."), "reuters.com"),
     ],
 )
 def test_the_publisher_is_the_url_host_else_the_source(passage, domain):
@@ -103,3 +114,16 @@ def test_passages_are_new_objects_and_the_query_must_be_text():
 def test_a_passage_checks_its_own_fields(kwargs, message):
     with pytest.raises(TypeError, match=message):
         Passage("Some text.", **kwargs)
+
+
+@pytest.mark.parametrize("score", [np.float32(0.5), np.float64(0.5), np.int64(3), 2])
+def test_any_real_number_is_a_score(score):
+    assert Passage("t", score=score).score == score
+    assert to_passage({"text": "t", "score": score}).score == score
+    assert to_passage({"text": "t", "score": "0.5"}).score == 0.5  # a numeral in a JSONL row
+
+
+@pytest.mark.parametrize("score", ["high", [1], {}])
+def test_a_mapping_s_score_that_is_no_number_is_refused_by_name(score):
+    with pytest.raises(TypeError, match="a passage's 'score' must be a number"):
+        to_passage({"text": "t", "score": score})

@@ -504,6 +504,12 @@ def test_setting_the_config_builds_the_engine_anew(clean_docs):
         retriever.invoke(QUESTION)
 
 
+def test_an_unknown_option_is_refused(fake_nli, clean_retriever):
+    with pytest.raises(ValidationError, match="search_kwargs"):
+        MirageRetriever(base_retriever=clean_retriever, nli=fake_nli, search_kwargs={"k": 2})
+    assert MirageRetriever(base_retriever=clean_retriever, nli=fake_nli, tags=["t"]).tags == ["t"]
+
+
 def test_a_config_mapping_is_read_strictly(fake_nli, clean_retriever):
     retriever = MirageRetriever(
         base_retriever=clean_retriever, nli=fake_nli, config={"r_max": 0.2, "tau": 0.1}

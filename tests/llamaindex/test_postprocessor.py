@@ -420,6 +420,14 @@ def test_a_pickled_postprocessor_defends_with_its_own_engine(fake_nli, clean_nod
         assert (got.decision, got.selected) == (want.decision, want.selected)
 
 
+def test_an_option_set_later_is_checked(fake_nli):
+    pp = MiragePostprocessor(nli=fake_nli)
+    pp.output = "claims"
+    with pytest.raises(ValueError, match="output"):
+        pp.output = "paragraphs"
+    assert pp.output == "claims"
+
+
 def test_a_postprocessor_whose_engine_cannot_be_pickled_says_so():
     class Session:  # a model session that cannot be pickled
         def __init__(self) -> None:

@@ -294,6 +294,9 @@ def test_prompts_are_overridable_templates(mirage, fixed_retriever, clean_nodes,
 
     with pytest.raises(ValueError, match="evidence"):
         engine.update_prompts({"fallback_prompt": PromptTemplate("{evidence} {question}")})
+    # a variable no route fills would reach the model as literal text
+    with pytest.raises(ValueError, match=r"unknown \['context_str'\]"):
+        engine.update_prompts({"fallback_prompt": "Q: {question} ctx: {context_str}"})
     with pytest.raises(ValueError, match="evidence"):
         MirageQueryEngine(
             fixed_retriever([]), MockLLM(), mirage=mirage, verified_prompt="{question}"
