@@ -46,11 +46,12 @@ class HTTPNLI(RemoteNLI):
             raise ValueError(f"'labels' must be a list of 3 names, got {labels!r:.200}")
         if len(set(labels)) != len(labels):
             raise ValueError(f"'labels' names a label twice: {labels!r:.200}")
-        limit = body.get("max_batch_pairs")
         return ServerInfo(
             model=str(body.get("model", "?"))[:200],
             labels=tuple(labels),
-            max_batch_pairs=limit if type(limit) is int and limit > 0 else None,
+            max_batch_pairs=_limit(body.get("max_batch_pairs")),
+            max_text_chars=_limit(body.get("max_text_chars")),
+            max_body_bytes=_limit(body.get("max_body_bytes")),
         )
 
     def _encode(self, premises: list[str], hypotheses: list[str]) -> dict[str, Any]:
@@ -58,3 +59,8 @@ class HTTPNLI(RemoteNLI):
 
     def _decode(self, body: Any, n: int, info: ServerInfo) -> np.ndarray:
         return protocol.decode_probs(body, n, len(info.labels))
+
+
+def _limit(value: Any) -> int | None:
+    """A limit the server announces: a positive int, else none."""
+    return value if type(value) is int and value > 0 else None

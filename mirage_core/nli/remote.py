@@ -17,9 +17,9 @@ order that cannot be read) raises :class:`~mirage_core.errors.NLIError`, so the 
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 import time
-import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -51,6 +51,13 @@ class ServerInfo:
     labels: tuple[str, ...]  #: names of the server's output columns, in order
     max_batch_pairs: int | None = None  #: the server's limit on pairs per request
     logits: bool = False  #: columns are raw scores (softmaxed over the 3 NLI labels here)
+    max_text_chars: int | None = None  #: the server's limit on one premise or hypothesis
+    max_body_bytes: int | None = None  #: the server's limit on one request body
+
+
+def _encoded_bytes(text: str) -> int:
+    """Bytes ``text`` takes in a JSON request body (UTF-8, quotes and escapes included)."""
+    return len(json.dumps(text, ensure_ascii=False).encode("utf-8", "surrogatepass"))
 
 
 def _softmax(x: np.ndarray) -> np.ndarray:
@@ -102,8 +109,10 @@ class RemoteNLI(CachedNLI):
         self._transport = transport
         self._async_transport = async_transport
         self._client = self._httpx.Client(transport=transport, **self._client_kwargs())
-        self._aclients: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
-        self._gates: weakref.WeakKeyDictionary[Any, asyncio.Semaphore] = weakref.WeakKeyDictionary()
+        # per event loop: its async client and its gate. A loop's entries refer back to it, so
+        # they are dropped once it is closed (by _loop_state), not left to a weak reference.
+        self._aclients: dict[asyncio.AbstractEventLoop, Any] = {}
+        self._gates: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
         self._lock = threading.Lock()
         self._info: ServerInfo | None = None
         self._columns: tuple[int, int, int] | None = None
@@ -142,8 +151,10 @@ class RemoteNLI(CachedNLI):
         return self._columns
 
     def close(self) -> None:
-        """Close the sync client's connections (async clients: :meth:`aclose`)."""
+        """Close the sync client's connections, and drop the async clients of event loops that
+        have ended (a running loop's: :meth:`aclose`)."""
         self._client.close()
+        self._drop_closed_loops()
 
     async def aclose(self) -> None:
         """Close the async client of the running loop."""
@@ -220,7 +231,17 @@ class RemoteNLI(CachedNLI):
             "headers": dict(opts.headers),
         }
 
+    def _drop_closed_loops(self) -> None:
+        """Forget the clients and gates of event loops that are closed (each ``asyncio.run``
+        ends its loop): their connections cannot be used again, and holding them would keep
+        every loop, client and socket alive."""
+        with self._lock:
+            for loop in [lp for lp in (*self._aclients, *self._gates) if lp.is_closed()]:
+                self._aclients.pop(loop, None)
+                self._gates.pop(loop, None)
+
     def _aclient(self) -> Any:
+        self._drop_closed_loops()
         loop = asyncio.get_running_loop()
         client = self._aclients.get(loop)
         if client is None:
@@ -232,6 +253,7 @@ class RemoteNLI(CachedNLI):
 
     def _gate(self) -> asyncio.Semaphore:
         """The running loop's limit on requests in flight (shared by every apredict call)."""
+        self._drop_closed_loops()
         loop = asyncio.get_running_loop()
         gate = self._gates.get(loop)
         if gate is None:
@@ -254,13 +276,31 @@ class RemoteNLI(CachedNLI):
     def _chunks(
         self, premises: list[str], hypotheses: list[str], info: ServerInfo
     ) -> list[tuple[list[str], list[str]]]:
+        """The requests of one call: texts cut to the server's ``max_text_chars``, at most
+        ``max_batch_pairs`` pairs and (about) ``max_body_bytes`` bytes each.
+
+        Cutting a text changes no score: the model reads 512 tokens of a pair, far fewer than
+        the server's 10,000 characters, so a long sentence on a retrieved page is scored as the
+        in-process model scores it instead of failing the whole query's request."""
+        limit = info.max_text_chars
+        if limit:
+            premises = [p[:limit] for p in premises]
+            hypotheses = [h[:limit] for h in hypotheses]
         size = self.options.max_batch_pairs
         if info.max_batch_pairs:
             size = min(size, info.max_batch_pairs)
-        return [
-            (premises[i : i + size], hypotheses[i : i + size])
-            for i in range(0, len(premises), size)
-        ]
+        budget = None if not info.max_body_bytes else int(info.max_body_bytes * 0.9) - 64
+        out: list[tuple[list[str], list[str]]] = []
+        start, used = 0, 0
+        for i, (p, h) in enumerate(zip(premises, hypotheses, strict=True)):
+            cost = _encoded_bytes(p) + _encoded_bytes(h) + 8 if budget is not None else 0
+            if i > start and (i - start >= size or (budget is not None and used + cost > budget)):
+                out.append((premises[start:i], hypotheses[start:i]))
+                start, used = i, 0
+            used += cost
+        if start < len(premises):
+            out.append((premises[start:], hypotheses[start:]))
+        return out
 
     def _to_probs(self, parts: Sequence[np.ndarray], info: ServerInfo) -> np.ndarray:
         width = len(info.labels)

@@ -92,7 +92,7 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     if value is None:
         return None
     value = value.strip()
-    if value.isdigit():
+    if value.isascii() and value.isdigit():  # "²" is a digit to str.isdigit, not to int()
         return float(int(value))
     try:
         when = email.utils.parsedate_to_datetime(value)

@@ -103,7 +103,9 @@ class RetryPolicy:
             if state.attempt_number > self.max_retries:
                 return True
             wait = state.upcoming_sleep
-            if wait > self.retry_after_max_s and wait > self.backoff_max_s:
+            exc = state.outcome.exception() if state.outcome is not None else None
+            after = getattr(exc, "retry_after", None)
+            if isinstance(after, (int, float)) and after > self.retry_after_max_s:
                 return True  # a Retry-After longer than the caller will wait
             return deadline_at is not None and time.monotonic() + wait >= deadline_at
 

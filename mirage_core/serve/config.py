@@ -100,8 +100,15 @@ class ServeConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive int, got {value!r}")
-        if self.token is not None and (not isinstance(self.token, str) or not self.token.strip()):
-            raise ValueError("token must be a non-empty string or None")
+        if self.token is not None:
+            token = self.token.strip() if isinstance(self.token, str) else ""
+            # what a client can send in an Authorization header: printable ASCII, no spaces
+            if not token or not all("!" <= ch <= "~" for ch in token):
+                raise ValueError(
+                    "token must be None or a non-empty string of printable ASCII characters "
+                    "without spaces"
+                )
+            object.__setattr__(self, "token", token)  # a secret read from a file ends in "\n"
         if self.quantize not in (True, False, None, "static-int8"):
             raise ValueError(
                 f"quantize must be True, False, None or 'static-int8', got {self.quantize!r}"
@@ -175,6 +182,8 @@ class ServeConfig:
     def url(self) -> str:
         """The application's base URL (what :class:`~mirage_core.nli.HTTPNLI` takes)."""
         host = "127.0.0.1" if self.host in ("0.0.0.0", "::") else self.host
+        if ":" in host:  # an IPv6 address goes in brackets
+            host = f"[{host}]"
         return f"http://{host}:{self.port}{self.route_prefix.rstrip('/')}"
 
     def deployment_options(self) -> dict[str, Any]:

@@ -166,8 +166,9 @@ class NLIService:
         if token is None:
             return True
         scheme, _, value = request.headers.get("authorization", "").partition(" ")
+        # header values arrive as latin-1; the token is printable ASCII (ServeConfig)
         return scheme.lower() == "bearer" and hmac.compare_digest(
-            value.strip().encode("utf-8", "replace"), token.encode("utf-8")
+            value.strip().encode("latin-1", "replace"), token.encode("ascii")
         )
 
     @staticmethod
@@ -181,7 +182,8 @@ class NLIService:
     async def _body(self, request: Request) -> bytes:
         limit = self.cfg.max_body_bytes
         declared = request.headers.get("content-length")
-        if declared is not None and declared.strip().isdigit() and int(declared) > limit:
+        declared = None if declared is None else declared.strip()
+        if declared and declared.isascii() and declared.isdigit() and int(declared) > limit:
             raise _TooLarge
         body = bytearray()
         async for chunk in request.stream():

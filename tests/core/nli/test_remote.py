@@ -49,8 +49,17 @@ def reference_logits(premises, hypotheses) -> np.ndarray:
 class MirageServer:
     """A mirage-protocol server in memory; records every request, can fail on purpose."""
 
-    def __init__(self, *, max_batch_pairs: int = 1000, labels=SERVER_LABELS) -> None:
+    def __init__(
+        self,
+        *,
+        max_batch_pairs: int = 1000,
+        labels=SERVER_LABELS,
+        max_text_chars: int | None = None,
+        max_body_bytes: int | None = None,
+    ) -> None:
         self.max_batch_pairs = max_batch_pairs
+        self.max_text_chars = max_text_chars
+        self.max_body_bytes = max_body_bytes
         self.labels = list(labels)
         self.requests: list[tuple[str, str, int]] = []  # (method, path, pairs)
         self.failures: list[object] = []  # consumed one per predict request: status or exception
@@ -61,6 +70,8 @@ class MirageServer:
             "model": "fake",
             "labels": self.labels,
             "max_batch_pairs": self.max_batch_pairs,
+            "max_text_chars": self.max_text_chars,
+            "max_body_bytes": self.max_body_bytes,
         }
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
@@ -78,6 +89,12 @@ class MirageServer:
             return httpx.Response(int(failure), text="busy")  # type: ignore[arg-type]
         if len(pairs) > self.max_batch_pairs:
             return httpx.Response(400, text="too many pairs")
+        if self.max_body_bytes and len(request.content) > self.max_body_bytes:
+            return httpx.Response(413, text="body too long")
+        if self.max_text_chars and any(
+            len(t) > self.max_text_chars for pair in pairs for t in pair
+        ):
+            return httpx.Response(400, text="a string is too long")
         probs = reference_probs([p for p, _ in pairs], [h for _, h in pairs])
         server_cols = np.empty_like(probs)
         for ours, theirs in enumerate(TO_SERVER):
@@ -138,6 +155,30 @@ def test_requests_never_exceed_the_smaller_batch_limit(ours, theirs, expected) -
     assert max(server.predict_sizes) == expected
     assert sum(server.predict_sizes) == len(PREMISES)
     np.testing.assert_allclose(probs, reference_probs(PREMISES, HYPOTHESES), atol=1e-12)
+
+
+def test_texts_are_cut_to_the_server_s_limit_and_bodies_split_by_size() -> None:
+    long = "The river runs past the old mill and on to the sea. " * 400  # 21,200 characters
+    server = MirageServer(max_text_chars=10_000, max_body_bytes=60_000)
+    premises = [long, *PREMISES]
+    hypotheses = [f"{h} {long}" for h in HYPOTHESES] + ["short"]
+    probs = http_nli(server).predict(premises, hypotheses)
+    # each request fits the server's limits, so the call scores every pair as the server
+    # scores the texts it may read
+    assert len(server.predict_sizes) > 1 and sum(server.predict_sizes) == len(premises)
+    want = reference_probs([p[:10_000] for p in premises], [h[:10_000] for h in hypotheses])
+    np.testing.assert_allclose(probs, want, atol=1e-12)
+
+
+def test_an_event_loop_s_client_is_dropped_once_the_loop_ends() -> None:
+    import asyncio
+
+    nli = http_nli(MirageServer())
+    for i in range(5):
+        asyncio.run(nli.apredict([f"premise {i}"], ["hypothesis"]))
+    assert len(nli._aclients) <= 1 and len(nli._gates) <= 1
+    nli.close()
+    assert nli._aclients == {} and nli._gates == {}
 
 
 @pytest.mark.parametrize(

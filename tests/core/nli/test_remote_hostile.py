@@ -186,11 +186,11 @@ def test_retry_after_parses_seconds_and_http_dates() -> None:
     date = email.utils.formatdate(now + 30, usegmt=True)
     assert 28 <= parse_retry_after(date, now=now) <= 31
     assert parse_retry_after(email.utils.formatdate(now - 60, usegmt=True)) == 0.0
-    for junk in (None, "", "-1", "soon", "1.5e9999", "Wed, 99 Foo 2024 99:99:99 GMT"):
+    for junk in (None, "", "-1", "soon", "1.5e9999", "Wed, 99 Foo 2024 99:99:99 GMT", "\u00b2"):
         assert parse_retry_after(junk) is None, junk
 
 
-def busy_then_ok(retry_after: str | None, fails: int = 1):
+def busy_then_ok(retry_after: str | bytes | None, fails: int = 1):
     calls: list[float] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -244,6 +244,24 @@ def test_a_retry_after_past_the_deadline_fails_at_once() -> None:
     with pytest.raises(NLIError, match="HTTP 503"):
         mock_nli(handler, QUICK).predict(["a"], ["b"])
     assert time.monotonic() - start < 1.0 and len(calls) == 1
+
+
+def test_a_retry_after_longer_than_the_caller_waits_ends_the_call_whatever_the_backoff() -> None:
+    # retry_after_max_s under backoff_max_s: a 3 s Retry-After still ends the call at once
+    handler, calls = busy_then_ok("3")
+    patient_backoff = RetryPolicy(
+        max_retries=1, backoff_s=0.001, backoff_max_s=5.0, retry_after_max_s=1.0, deadline_s=None
+    )
+    start = time.monotonic()
+    with pytest.raises(NLIError, match="HTTP 503"):
+        mock_nli(handler, patient_backoff).predict(["a"], ["b"])
+    assert time.monotonic() - start < 1.0 and len(calls) == 1
+
+
+def test_an_unreadable_retry_after_falls_back_to_the_backoff() -> None:
+    handler, calls = busy_then_ok(b"\xb2")  # "²" in latin-1, as a header carries it
+    mock_nli(handler, QUICK).predict(["a"], ["b"])
+    assert len(calls) == 2
 
 
 # -- strict decoding ---------------------------------------------------------------------------

@@ -54,6 +54,7 @@ def test_invalid_settings_are_refused(kwargs) -> None:
 def test_url_is_what_clients_call() -> None:
     assert ServeConfig(host="0.0.0.0", port=9000).url == "http://127.0.0.1:9000/nli"
     assert ServeConfig(route_prefix="/").url == "http://127.0.0.1:8000"
+    assert ServeConfig(host="::1").url == "http://[::1]:8000/nli"  # IPv6 in brackets
 
 
 @pytest.mark.parametrize("suffix", [".json", ".toml"])

@@ -177,8 +177,20 @@ async def test_the_bearer_token() -> None:
 
 def test_the_token_is_not_in_the_config_repr() -> None:
     assert "s3cret" not in repr(ServeConfig(token="s3cret"))
-    with pytest.raises(ValueError, match="token"):
-        ServeConfig(token=" ")
+    for bad in (" ", "s\u00e9cret", "two words"):  # what no Authorization header can carry
+        with pytest.raises(ValueError, match="token"):
+            ServeConfig(token=bad)
+
+
+async def test_a_token_read_with_its_newline_still_authenticates() -> None:
+    config = ServeConfig(token="s3cret-token\n")  # a secret mounted from a file
+    assert config.token == "s3cret-token"
+    _, client = make(config)
+    async with client:
+        right = await client.post(
+            "/predict", json=GOOD, headers={"Authorization": "Bearer s3cret-token"}
+        )
+    assert right.status_code == 200
 
 
 async def test_info_shows_neither_host_nor_pid() -> None:
