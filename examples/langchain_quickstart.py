@@ -9,8 +9,9 @@ downloaded), and an offline echo model standing in for your LLM: it answers with
 was given, so you can see exactly which retrieved text reached it. Swap ``echo_llm`` for any
 chat model (``ChatOpenAI(...)``, ``ChatOllama(...)``) to get real answers.
 
-Expected: the Everest question passes the gate (its sources agree) and the model sees only the
-verified claims; the Eiffel Tower question is blocked and the model gets no retrieved text at all.
+Expected: the Everest question passes the gate (its sources state one height and nothing
+contradicts it; the reason says how many of the delivered claims another source corroborates)
+and the model sees only the verified claims; the Eiffel Tower question is blocked and the model gets no retrieved text at all.
 Its four pages split two against two on the completion year and the designer, each pair
 restating the question in nearly the same words, so the coordination signals flag all four as
 planted and nothing is left to answer from (the verdict's reason says so).

@@ -8,8 +8,8 @@ name or year), a plain keyword (TF-IDF) retriever, and ``MockLLM``, which answer
 prompt it received, so the printed "answer" shows exactly which text reached the model. Swap in
 any LlamaIndex LLM and retriever (``index.as_retriever(similarity_top_k=8)``) for real use.
 
-The NLI model is the one packaged with mirage (``Mirage()`` → ``TransformersNLI()``); nothing is
-downloaded. One question passes the gate and is answered from verified claims; the polluted one
+The NLI model is the one packaged with mirage (``Mirage()`` → ``default_nli()``: ONNX Runtime on
+a CPU-only install, else torch); nothing is downloaded. One question passes the gate and is answered from verified claims; the polluted one
 is blocked and answered from the model's own knowledge, with no retrieved text at all.
 """
 

@@ -285,8 +285,11 @@ class Verdict:
             ]
         return data
 
-    def to_json(self, **kwargs: Any) -> str:
-        return json.dumps(self.to_dict(), ensure_ascii=False, default=str, **kwargs)
+    def to_json(self, *, include_edges: bool = True, **kwargs: Any) -> str:
+        """:meth:`to_dict` as JSON; ``kwargs`` go to ``json.dumps`` and may replace its
+        defaults here (``ensure_ascii=False``, ``default=str``)."""
+        options: dict[str, Any] = {"ensure_ascii": False, "default": str} | kwargs
+        return json.dumps(self.to_dict(include_edges=include_edges), **options)
 
     def to_html(self, passages: Any = None, *, title: str | None = None) -> str:
         """One self-contained HTML page (no script, nothing fetched): the decision, the claim

@@ -147,7 +147,8 @@ def calibrate(
     instances = list(dataset.instances)
     if not instances:
         raise ValueError("calibration needs a non-empty dataset")
-    fit_ids, test_ids = split_queries([i.qid for i in instances], fit_fraction, seed)
+    # the split every tool reads (a pinned subsample keeps its questions' sides)
+    fit_ids, test_ids = dataset_split(dataset, fit_fraction, seed)
 
     backend = _as_cached(nli)
     cache = backend.cache

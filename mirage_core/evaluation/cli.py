@@ -39,6 +39,17 @@ def _comma_list(convert: Any, what: str) -> Any:
     return parse
 
 
+def _positive_int(text: str) -> int:
+    """An argparse ``type``: an int >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an int >= 1, got {text!r}")
+    return value
+
+
 _floats = _comma_list(float, "numbers")
 _ints = _comma_list(int, "integers")
 
@@ -239,7 +250,10 @@ def _common(p: argparse.ArgumentParser) -> None:
         help="gpe: characters kept per passage, whole sentences (default 1200)",
     )
     p.add_argument(
-        "--batch-size", type=int, default=16, help="queries per shared NLI call (default 16)"
+        "--batch-size",
+        type=_positive_int,
+        default=16,
+        help="queries per shared NLI call (default 16)",
     )
     p.add_argument("--threads", type=int, default=None, help="torch CPU threads for the NLI model")
     p.add_argument(

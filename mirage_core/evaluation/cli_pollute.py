@@ -14,11 +14,35 @@ from typing import Any
 from mirage_core.cli import say
 from mirage_core.evaluation.cli_shared import _llm
 
+#: Where a query row holds its passages (the keys the benchmark loader reads, in its order).
+PASSAGE_KEYS = ("passages", "contexts", "documents")
+
+
+def _passages_key(row: dict[str, Any]) -> str | None:
+    return next((k for k in PASSAGE_KEYS if isinstance(row.get(k), list)), None)
+
 
 def _read_rows(path: str) -> list[dict[str, Any]]:
+    """The file's rows, each passage checked as the engine reads it: a passage that is none
+    (a number, a mapping without text, a score that is no number) is an error naming its
+    line, not a traceback later."""
     from mirage_core.jsonl import iter_jsonl
+    from mirage_core.types import to_passage
 
-    return [row for _, row in iter_jsonl(path)]
+    rows = []
+    for lineno, row in iter_jsonl(path):
+        key = _passages_key(row)
+        if key is None and "text" not in row:
+            rows.append(row)  # neither kind of row: the caller says so for the whole file
+            continue
+        for j, p in enumerate(row[key] if key else [row]):
+            try:
+                to_passage(p)
+            except TypeError as exc:
+                where = f"passage {j}" if key else "row"
+                raise ValueError(f"{path}:{lineno}: {where}: {exc}") from None
+        rows.append(row)
+    return rows
 
 
 def _passage_out(original: Any, item: Any) -> Any:
@@ -36,12 +60,13 @@ def _run_pollute(args: argparse.Namespace) -> int:
     if not rows:
         raise ValueError(f"{args.input}: no rows")
     family, regime = Family.parse(args.family), Regime.parse(args.regime)
-    query_rows = all(isinstance(r.get("passages"), list) for r in rows)
+    query_rows = all(_passages_key(r) is not None for r in rows)
     if not query_rows and not all(isinstance(r.get("text"), str) for r in rows):
         raise ValueError(
-            f"{args.input}: rows must all be passages ({{text, ...}}) or all queries ({{query, passages}})"
+            f"{args.input}: rows must all be passages ({{text, ...}}) or all queries ({{query, "
+            "passages}}; or contexts / documents)"
         )
-    for r in (p for row in rows for p in (row["passages"] if query_rows else [row])):
+    for r in (p for row in rows for p in (row[_passages_key(row)] if query_rows else [row])):
         if isinstance(r, dict) and LABEL_KEY in r:
             raise ValueError(
                 f"{args.input}: passages are already polluted (they carry {LABEL_KEY!r})"
@@ -54,9 +79,12 @@ def _run_pollute(args: argparse.Namespace) -> int:
     total = polluted = 0
     out_rows: list[dict[str, Any]] = []
     if query_rows:
-        background = Corpus(to_passage(p).text for row in rows for p in row["passages"])
+        background = Corpus(
+            to_passage(p).text for row in rows for p in row[_passages_key(row) or "passages"]
+        )
         for i, row in enumerate(rows):
-            passages = row["passages"]
+            key = _passages_key(row) or "passages"
+            passages = row[key]
             polluter = llm_polluter or RulePolluter(
                 [to_passage(p).text for p in passages], background=background
             )
@@ -70,12 +98,12 @@ def _run_pollute(args: argparse.Namespace) -> int:
                 key=str(row.get("id", i)),
             )
             new = dict(row)
-            new["passages"] = [_passage_out(p, it) for p, it in zip(passages, items, strict=True)]
+            new[key] = [_passage_out(p, it) for p, it in zip(passages, items, strict=True)]
             new["regime"] = regime.value
             new["family"] = family.value if regime is not Regime.CLEAN else "none"
             out_rows.append(new)
             total += len(items)
-            polluted += sum(LABEL_KEY in p for p in new["passages"] if isinstance(p, dict))
+            polluted += sum(LABEL_KEY in p for p in new[key] if isinstance(p, dict))
     else:
         polluter = llm_polluter or RulePolluter([r["text"] for r in rows])
         items = apply_regime(rows, regime, family, polluter, seed=args.seed, rate=args.rate)

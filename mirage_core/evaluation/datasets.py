@@ -68,6 +68,13 @@ __all__ = [
 # -- user JSONL -----------------------------------------------------------------------------
 
 
+def _answer_text(value: Any) -> str:
+    """An answer as the evidence would write it: a whole number without ``.0``."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
 def _answers(row: Mapping[str, Any], *keys: str) -> tuple[str, ...]:
     for key in keys:
         value = row.get(key)
@@ -75,16 +82,33 @@ def _answers(row: Mapping[str, Any], *keys: str) -> tuple[str, ...]:
             continue
         if isinstance(value, str):
             return (value,) if value.strip() else ()
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return (_answer_text(value),)  # {"answer": 1889}
         if isinstance(value, Iterable):
-            return tuple(str(v) for v in value if str(v).strip())
+            return tuple(_answer_text(v) for v in value if str(v).strip())
     return ()
+
+
+def _query_key(row: Mapping[str, Any], idx: int) -> str:
+    """Which query a row is: its ``id``, else (a row ``mirage pollute`` wrote, one per regime
+    and family) its query text, else its position."""
+    if "id" in row:
+        return str(row["id"])
+    prepolluted = "regime" in row or any(
+        isinstance(p, Mapping) and LABEL_KEY in p for p in _raw_passages(row) or ()
+    )
+    return f"query:{row.get('query', row.get('question'))}" if prepolluted else str(idx)
+
+
+def _raw_passages(row: Mapping[str, Any]) -> Any:
+    return row.get("passages", row.get("contexts", row.get("documents")))
 
 
 def _read_query_rows(path: str | Path) -> list[dict[str, Any]]:
     rows = []
     for lineno, row in iter_jsonl(path):
         query = row.get("query", row.get("question"))
-        passages = row.get("passages", row.get("contexts", row.get("documents")))
+        passages = _raw_passages(row)
         if not isinstance(query, str) or not isinstance(passages, list):
             raise ValueError(
                 f"{path}:{lineno}: each row needs 'query' (or 'question') and a 'passages' list"
@@ -145,24 +169,32 @@ def load_rows(
     from mirage_core.pollution.rules import Corpus, RulePolluter
 
     rows = list(rows)
-    chosen = subsample(len(rows), limit, seed)
+    # --limit and the counts are of queries: the rows of one query (a file of `mirage
+    # pollute` outputs holds one per regime and family) are kept or left out together
+    keys = [_query_key(row, i) for i, row in enumerate(rows)]
+    distinct = list(dict.fromkeys(keys))
+    picked = {distinct[i] for i in subsample(len(distinct), limit, seed)}
+    chosen = [i for i, key in enumerate(keys) if key in picked]
     fams = [Family.parse(f) for f in families]
+    wanted = {f.value for f in fams}
     background: Corpus | None = None
     instances: list[Instance] = []
     prepolluted = False
     seen_families: dict[str, None] = {}
     for idx in chosen:
         row = rows[idx]
-        qid = str(row.get("id", idx))
+        qid = keys[idx].removeprefix("query:") if "id" not in row else keys[idx]
         query = str(row.get("query", row.get("question")))
         correct = _answers(row, "answer", "answers", "correct_answer", "correct answer")
         incorrect = _answers(row, "incorrect_answer", "incorrect answer", "incorrect_answers")
-        raw = row.get("passages", row.get("contexts", row.get("documents")))
+        raw = _raw_passages(row)
         items = [_row_item(p) for p in raw]
         if any(isinstance(it, PollutedPassage) for it in items) or "regime" in row:
             prepolluted = True
             regime = Regime.parse(row.get("regime", "mixed")).value
             fams_here = {it.family for it in items if isinstance(it, PollutedPassage)}
+            if regime != Regime.CLEAN.value and not fams_here <= wanted:
+                continue  # polluted by a family the caller did not ask for
             family = str(
                 row.get("family") or (fams_here.pop() if len(fams_here) == 1 else "mixed-families")
             )
@@ -181,10 +213,7 @@ def load_rows(
                 background = Corpus(
                     p.text
                     for r in (rows[i] for i in chosen)
-                    for p in (
-                        to_passage(x)
-                        for x in r.get("passages", r.get("contexts", r.get("documents"))) or []
-                    )
+                    for p in (to_passage(x) for x in _raw_passages(r) or [])
                 )
             row_polluter = RulePolluter([p.text for p in clean], background=background)
         else:
@@ -211,7 +240,7 @@ def load_rows(
         ),
         regimes={
             "clean": "the row's passages",
-            "mixed": f"{int(rate * 100)}% of the passages polluted (seeded)",
+            "mixed": f"{rate:.0%} of the passages polluted (seeded)",
             "full": "every passage polluted",
         },
         families=list(seen_families),
@@ -222,8 +251,8 @@ def load_rows(
             "fabricated": "a plausible non-existent detail added",
         },
         qa=any(i.correct or i.incorrect for i in instances),
-        n_queries=len(chosen),
-        n_available=len(rows),
+        n_queries=len(picked),
+        n_available=len(distinct),
         settings={
             "limit": limit,
             "seed": seed,

@@ -26,7 +26,11 @@ _WEEKDAY_SET = frozenset(d.lower() for d in _WEEKDAYS)
 _NUMBER = re.compile(
     r"(?<![\w\-\[\].,/:])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(%| percent)?(?![\w\]:]|[.,]\d)"
 )
-_CAP_WORD = r"[A-Z][a-zA-Z'’\-]*[a-zA-Z]|[A-Z]\.?"
+# Upper-case letters of the alphabets a name is written in here (Latin with its accents, Greek,
+# Cyrillic, …): "Zoë", "Łukasz" and "Gödel" are read whole, not up to their first accent.
+_UPPER = "[" + "".join(re.escape(c) for c in map(chr, range(0x2000)) if c.isupper()) + "]"
+_LETTER = r"[^\W\d_]"
+_CAP_WORD = rf"{_UPPER}(?:{_LETTER}|['’\-])*{_LETTER}|{_UPPER}\.?"
 # Connectors that join one name's words ("University of Oxford", "Ludwig van Beethoven"). Not
 # "and" or "on": on real pages "Fela Kuti and Chaka Demus" lists two names and "Paris on May"
 # is a name and a date, and a swap replaces one name.

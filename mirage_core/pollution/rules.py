@@ -33,6 +33,7 @@ from mirage_core.pollution.vocabulary import (
     _ANTONYMS,
     _DEGREE,
     _DEGREE_RE,
+    _DEGREE_VERB_BEFORE,
     _EVENT_VERB,
     _FRAMES,
     _GENERIC_ORGS,
@@ -41,6 +42,7 @@ from mirage_core.pollution.vocabulary import (
     _NEG_REMOVE,
     _NEGATED_BEFORE,
     _NO_ARTICLE,
+    _SUPERLATIVE_MOST,
 )
 from mirage_core.types import PassageLike, to_passage
 
@@ -278,11 +280,14 @@ class RulePolluter:
         out = []
         for m in _DEGREE_RE.finditer(sentence):
             word = m.group(0)
+            after = sentence[m.end() :].split(None, 1)
+            if after and after[0].lower() in _DEGREE_VERB_BEFORE.get(word.lower(), ()):
+                continue  # "leading to …" is a verb: "marginal to …" is no degree shift
+            shifted = _DEGREE[word.lower()]
+            if word.lower() == "most" and _SUPERLATIVE_MOST.search(sentence[: m.start()]):
+                shifted = "least"  # "the most famous" -> "the least famous", not "the few"
             out.append(
-                _Candidate(
-                    (_Op(m.start(), m.end(), _match_case(word, _DEGREE[word.lower()])),),
-                    "quantifier",
-                )
+                _Candidate((_Op(m.start(), m.end(), _match_case(word, shifted)),), "quantifier")
             )
         period = _final_period(sentence)
         if period is not None and "?" not in sentence:
@@ -293,7 +298,9 @@ class RulePolluter:
                 ops.append(_Op(0, len(first), prefix + first.lower()))
             else:
                 ops.append(_Op(0, 0, prefix))
-            if suffix != ".":
+            if suffix != "." and _abbreviation_at(sentence, period):
+                ops.append(_Op(period + 1, period + 1, suffix))  # "the U.S., although …"
+            elif suffix != ".":
                 ops.append(_Op(period, period + 1, suffix))
             out.append(_Candidate(tuple(ops), "frame"))
         return out
@@ -334,6 +341,8 @@ class RulePolluter:
             month = _MONTHS[rng.randrange(12)]
             year = year_pool[rng.randrange(len(year_pool))] if year_pool else None
             details.append(f" in {month} {year}" if year else f" in {month}")
+        if _abbreviation_at(sentence, period):  # "Washington D.C., according to … ."
+            return [_Candidate((_Op(period + 1, period + 1, d + "."),), "detail") for d in details]
         return [_Candidate((_Op(period, period, d),), "detail") for d in details]
 
 
@@ -353,6 +362,15 @@ def _abbreviation_period(sentence: str, name: str, end: int) -> bool:
 
 
 _TRAILING_CITES = re.compile(r"(?:\[[^\]\s]{1,8}\])+$")
+_INITIALISM_END = re.compile(r"(?:\b[A-Za-z]\.){2,}$")
+
+
+def _abbreviation_at(sentence: str, period: int) -> bool:
+    """Whether the sentence's closing period (at ``period``) also closes an abbreviation
+    ("U.S.", "D.C.", "Inc."): it stays where it is when text is added after it."""
+    head = sentence[: period + 1]
+    last = head.split()[-1] if head.split() else ""
+    return bool(_INITIALISM_END.search(head)) or last[:-1].lower() in _ABBREVIATIONS
 
 
 def _final_period(sentence: str) -> int | None:

@@ -57,8 +57,8 @@ _ANTONYM_PAIRS = [
     ("stronger", "weaker"),
     ("positive", "negative"),
     ("gained", "lost"),
+    ("opened", "closed"),  # before ("open", "closed"): "closed in 2001" is a past tense
     ("open", "closed"),
-    ("opened", "closed"),
     ("began", "ended"),
     ("first", "last"),
     ("confirmed", "denied"),
@@ -110,8 +110,16 @@ _NEGATED_BEFORE = re.compile(r"(?:\bnot|n['’]t|\bnever|\bno)\b(?:\s+\w+)?\s*$"
 _BE = r"is|are|was|were"
 _MODAL = r"can|could|will|would|should|may|might|must"
 _PERFECT = r"has|have|had"
+# Past participles after has / have / had: a regular one (not a noun in "-eed": "had need"),
+# or an irregular one of a closed list ("had children", "has eleven" hold no participle).
+_IRREGULAR_EN = (
+    "been taken given written seen known shown grown drawn chosen driven eaten fallen forgotten "
+    "frozen hidden ridden risen spoken stolen sworn thrown woken beaten broken proven forbidden "
+    "gotten mistaken undertaken overtaken arisen bitten shaken awoken forgiven"
+).split()
+_PARTICIPLE = rf"(?:(?!\w*eed\b)\w{{2,}}ed|{'|'.join(_IRREGULAR_EN)})\b"
 _NEG_INSERT = re.compile(
-    rf"\b(?:({_BE})\s+(?!not\b|n['’]t|never\b)(?=[a-z])|({_MODAL})\s+(?!not\b|never\b)(?=[a-z])|({_PERFECT})\s+(?=been\b|\w+ed\b|\w+en\b))",
+    rf"\b(?:({_BE})\s+(?!not\b|n['’]t|never\b)(?=[a-z])|({_MODAL})\s+(?!not\b|never\b)(?=[a-z])|({_PERFECT})\s+(?={_PARTICIPLE}))",
 )
 _NEG_REMOVE = re.compile(
     r"\b(?:(is|are|was|were|do|does|did|has|have|had|could|would|should|will|must|might|may) not\b|(can)not\b|"
@@ -163,6 +171,11 @@ _DEGREE = {
 _DEGREE_RE = re.compile(
     r"\b(" + "|".join(sorted(_DEGREE, key=len, reverse=True)) + r")\b", re.IGNORECASE
 )
+#: Degree words that are also a verb's -ing form, read as a verb before these words
+#: ("leading to evacuations", "leading the team"), where no degree shift applies.
+_DEGREE_VERB_BEFORE = {"leading": frozenset("to up the a an his her their its our my".split())}
+#: "most" after "the" is a superlative ("the most famous"): its opposite is "least".
+_SUPERLATIVE_MOST = re.compile(r"\bthe\s+$", re.IGNORECASE)
 _LOWER_FIRST = frozenset(
     "the a an this that these those it its there in on at for after before during many most some".split()
 )

@@ -21,3 +21,17 @@ def test_a_bad_line_names_the_file_and_line(tmp_path, line, message):
     path.write_text('{"text": "a"}\n' + line + "\n", encoding="utf-8")
     with pytest.raises(ValueError, match=rf"rows\.jsonl:2: {message}"):
         list(iter_jsonl(path))
+
+
+def test_a_line_that_is_no_utf8_is_named_by_its_number(tmp_path):
+    path = tmp_path / "rows.jsonl"
+    good = b'{"text": "caf\xc3\xa9"}\n' * 50  # many lines: read in more than one chunk
+    path.write_bytes(good + b'{"text": "caf\xe9"}\n')
+    with pytest.raises(ValueError, match=r"rows\.jsonl:51: not UTF-8 text"):
+        list(iter_jsonl(path))
+
+
+def test_a_byte_order_mark_opening_the_file_is_read_past(tmp_path):
+    path = tmp_path / "rows.jsonl"
+    path.write_bytes(b'\xef\xbb\xbf{"text": "a"}\n{"text": "b"}\n')
+    assert [row["text"] for _, row in iter_jsonl(path)] == ["a", "b"]

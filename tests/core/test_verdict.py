@@ -199,3 +199,10 @@ def test_to_networkx_carries_each_claim_and_edge_as_the_verdict_holds_it(clean_v
             "w_supp": e.w_supp,
             "w_contr": e.w_contr,
         }
+
+
+def test_to_json_takes_json_dumps_options_and_include_edges(fake_nli, clean_passages):
+    verdict = Mirage(NO_SIGNALS, fake_nli).defend("When was it completed?", clean_passages)
+    assert "edges" not in json.loads(verdict.to_json(include_edges=False))
+    assert json.loads(verdict.to_json(ensure_ascii=True, indent=1)) == json.loads(verdict.to_json())
+    assert verdict.to_json(ensure_ascii=True).isascii()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 import types
 
@@ -104,6 +105,45 @@ def test_pollute_rejects_bad_input(tmp_path, capsys):
         == 2
     )
     assert "rows must all be" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        ({"query": "q", "passages": [1, 2]}, r":1: passage 0: a passage must be a Passage"),
+        ({"query": "q", "passages": [{"url": "x"}]}, r":1: passage 0: a passage mapping needs"),
+        (
+            {"query": "q", "contexts": [{"text": "a", "score": "high"}]},
+            r":1: passage 0: a passage's 'score'",
+        ),
+        ({"text": "a", "metadata": "oops"}, r":1: row: Passage\.metadata must be a mapping"),
+    ],
+)
+def test_pollute_names_the_line_of_a_passage_that_is_none(tmp_path, capsys, row, message):
+    src = tmp_path / "x.jsonl"
+    src.write_text(json.dumps(row) + "\n")
+    args = ["pollute", "--in", str(src), "--out", str(tmp_path / "y.jsonl")]
+    assert main([*args, "--family", "fabricated"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mirage: error: ") and re.search(message, err)
+
+
+def test_pollute_reads_the_passage_keys_bench_reads(tmp_path, query_file):
+    rows = [json.loads(line) for line in query_file.read_text().splitlines() if line.strip()]
+    src = tmp_path / "contexts.jsonl"
+    for r in rows:
+        r["contexts"] = r.pop("passages")
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "out.jsonl"
+    args = ["pollute", "--in", str(src), "--out", str(out), "--family", "conflicting"]
+    assert main([*args, "--regime", "full"]) == 0
+    assert all(all("mirage_pollution" in p for p in row["contexts"]) for row in _read(out))
+
+
+def test_a_batch_size_is_positive(query_file):
+    with pytest.raises(SystemExit) as exit_:
+        main(["bench", "--dataset", str(query_file), "--batch-size", "0"])
+    assert exit_.value.code == 2
 
 
 @pytest.fixture

@@ -156,6 +156,69 @@ def test_user_jsonl_already_polluted(tmp_path, query_file):
     assert all("mirage_pollution" not in p.metadata for p in only.passages)
 
 
+@pytest.mark.parametrize(
+    ("answer", "read"),
+    [
+        (1889, ("1889",)),
+        (1889.0, ("1889",)),
+        (2.5, ("2.5",)),
+        ([1889, "c. 1890"], ("1889", "c. 1890")),
+    ],
+)
+def test_a_numeric_answer_is_an_answer(tmp_path, answer, read):
+    path = tmp_path / "q.jsonl"
+    row = {"query": "When?", "passages": ["It was completed in 1889."], "answer": answer}
+    path.write_text(json.dumps(row) + "\n")
+    assert load_jsonl(path, families=["conflicting"]).instances[0].correct == read
+
+
+def test_polluted_rows_are_read_by_query_and_by_the_families_asked(tmp_path, query_file):
+    from mirage_core.pollution.families import Regime, apply_regime
+    from mirage_core.pollution.rules import RulePolluter
+
+    rows = [json.loads(line) for line in query_file.read_text().splitlines() if line.strip()]
+    out = []
+    for n, row in enumerate(rows[:2]):  # two queries as `mirage pollute` writes them: no id
+        passages = [{"text": t} if isinstance(t, str) else t for t in row["passages"]]
+        texts = [p["text"] for p in passages]
+        for family, regime in (
+            ("none", "clean"),
+            ("conflicting", "mixed"),
+            ("unambiguous", "full"),
+        ):
+            items = (
+                passages
+                if regime == "clean"
+                else apply_regime(
+                    passages, Regime.parse(regime), family, RulePolluter(texts), seed=0
+                )
+            )
+            rows_items = [
+                it.to_row()
+                if isinstance(it, PollutedPassage)
+                else {"text": it["text"] if isinstance(it, dict) else it.text}
+                for it in items
+            ]
+            query = f"{row['query']} ({n})"
+            out.append({"query": query, "passages": rows_items, "regime": regime, "family": family})
+    path = tmp_path / "all.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in out))
+    ds = load_jsonl(path)
+    assert ds.n_queries == 2 and ds.n_available == 2 and len(ds) == 6
+    one = load_jsonl(path, limit=1)
+    assert one.n_queries == 1 and len({i.qid for i in one.instances}) == 1
+    assert {i.regime for i in one.instances} == {"clean", "mixed", "full"}  # all its runs
+    asked = load_jsonl(path, families=["conflicting"])
+    assert {(i.regime, i.family) for i in asked.instances} == {
+        ("clean", "none"),
+        ("mixed", "conflicting"),
+    }
+
+
+def test_the_mixed_regime_names_its_rate_rounded(query_file):
+    assert load_jsonl(query_file, rate=0.29).regimes["mixed"].startswith("29% ")
+
+
 def test_bad_rows_are_reported(tmp_path):
     path = tmp_path / "bad.jsonl"
     path.write_text('{"query": "q"}\n')

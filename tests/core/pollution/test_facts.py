@@ -128,3 +128,15 @@ def test_a_run_of_names_joined_by_and_or_on_is_one_fact_per_name():
         ("Ludwig van Beethoven", "name"),
         ("Center for Music", "name"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("Renée Smith founded the Zoë Institute in 1999.", ["Renée Smith", "Zoë Institute"]),
+        ("The poet lived in Iași near Botoșani.", ["Iași", "Botoșani"]),
+        ("They met Dr Łukasz Nowak in Gödel Street.", ["Łukasz Nowak", "Gödel Street"]),
+    ],
+)
+def test_a_name_with_letters_beyond_ascii_is_read_whole(text, names):
+    assert [t for t, kind in _facts(text) if kind not in ("year", "number")] == names

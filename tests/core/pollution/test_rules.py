@@ -207,6 +207,16 @@ def test_negation_inserted_after_each_kind_of_auxiliary():
         "She has not finished the race."
     ]
     assert _edits(polluter, "They cannot swim across.", "conflicting") == ["They can swim across."]
+    # has / have / had before no participle: nothing to negate ("had not children")
+    assert _edits(polluter, "She had children with him.", "conflicting") == []
+    assert _edits(polluter, "The city has eleven bridges.", "conflicting") == []
+    assert _edits(polluter, "He has written three books.", "conflicting") == [
+        "He has not written three books."
+    ]
+    # "closed" is read as the past tense it mostly is
+    assert _edits(polluter, "The museum closed in 2001.", "conflicting") == [
+        "The museum opened in 2001."
+    ]
     # an antonym keeps the case of the word it replaces
     assert _edits(polluter, "Increased taxes hurt growth.", "conflicting") == [
         "Decreased taxes hurt growth."
@@ -227,6 +237,28 @@ def test_misleading_edits_shift_a_degree_or_frame_the_sentence():
         "Critics have long questioned the claim that Canberra is the capital of Australia."
     ]
     assert _edits(polluter, "Is Canberra the capital of Australia?", "misleading") == []
+    # "the most" is a superlative, "leading to" a verb: neither is a quantifier to shift
+    most = _edits(polluter, "It is the most famous tower.", "misleading")
+    assert most[0] == "It is the least famous tower."
+    leading = _edits(polluter, "The floods caused damage, leading to evacuations.", "misleading")
+    assert not any("marginal" in edit for edit in leading)
+    assert _edits(polluter, "She is a leading expert.", "misleading")[0] == (
+        "She is a marginal expert."
+    )
+
+
+def test_a_sentence_closing_with_an_abbreviation_keeps_its_period():
+    polluter = RulePolluter()
+    framed = _edits(polluter, "The firm moved its offices to the U.S.", "misleading", draw=1)
+    assert framed == [
+        "It was once widely believed that the firm moved its offices to the U.S., a view that "
+        "has since been abandoned."
+    ]
+    detailed = _edits(polluter, "The monument was completed in Washington D.C.", "fabricated")
+    assert detailed and all(
+        d.startswith("The monument was completed in Washington D.C.") and d.endswith(".")
+        for d in detailed
+    )
 
 
 def test_fabricated_details_without_a_corpus():
