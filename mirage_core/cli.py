@@ -121,6 +121,8 @@ def _make_mirage(config, model: str | None):
 def _run_defend(args: argparse.Namespace) -> int:
     from mirage_core.config import MirageConfig
 
+    if args.paper and args.config:
+        raise ValueError("give --paper or --config, not both (--paper is the published method)")
     config = MirageConfig.from_file(args.config) if args.config else MirageConfig()
     if args.paper:
         config = MirageConfig.paper()
@@ -242,7 +244,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             pass
     try:
         return int(args.func(args) or 0)
-    except (OSError, ValueError) as exc:  # a file that cannot be read or written, a bad input
+    except (OSError, ValueError, ImportError) as exc:  # a file, a bad input, a missing extra
         if isinstance(exc, BrokenPipeError):  # the reader (``| head``) closed the pipe: done
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return 1

@@ -81,13 +81,14 @@ class MirageConfig:
     default_trust: float = field(default=0.5, metadata=rule("unit"))
     """Trust of a domain not in ``trust``."""
     independence: Independence = "domain"
-    """What counts as one source for n(c) and d_src: every source (``"none"``), one per
-    publisher domain (``"domain"``), or domain and near-duplicate passages (``"embedding"``).
-    Support inside one source is no corroboration."""
+    """What counts as one source: for n(c) each source and for d_src each domain, as the
+    published method counts (``"none"``); one per publisher domain for both (``"domain"``); or
+    domain and near-duplicate passages (``"embedding"``). Support inside one source is no
+    corroboration."""
     single_domain: SingleDomain = "documents"
     """When every passage comes from one domain: each document is a source (``"documents"``,
     near-copies merged; the verdict warns), or the whole domain is one source and the gate
-    blocks (``"block"``)."""
+    blocks (``"block"``). Read with ``independence="domain"`` or ``"embedding"`` only."""
     coordination: Coordination = "embedding"
     """Coordination signals that flag planted passages, whose claims are quarantined: with the
     packaged sentence embedder (``"embedding"``), from text alone (``"text"``), or off."""
@@ -151,9 +152,17 @@ class MirageConfig:
         if unknown:
             raise ValueError(f"request_overrides: unknown settings {sorted(unknown)}")
         try:
-            replace(self, method=self.method.replace(request_overrides={}), **top)
+            applied = replace(self, method=self.method.replace(request_overrides={}), **top)
         except ValueError as exc:
             raise ValueError(f"request_overrides: {exc}") from exc
+        # stored as the fields store them (1 as 1.0, trust keys as domains): equal overrides
+        # make equal configs of one hash
+        normalized = dict(self.method.request_overrides) | {k: getattr(applied, k) for k in top}
+        if normalized != self.method.request_overrides or any(
+            type(normalized[k]) is not type(v) for k, v in self.method.request_overrides.items()
+        ):
+            method = replace(self.method, request_overrides=normalized)
+            object.__setattr__(self, "method", method)
 
     # -- constructors -------------------------------------------------------------------
     @classmethod

@@ -103,7 +103,11 @@ class Mirage:
         self._nli_lock = threading.Lock()
         self._embedder: Embedder | None = None if embedder is None else as_embedder(embedder)
         self._embedder_given = embedder is not None
-        if self.config.redundancy_filter == "single_hop":
+        filters = {
+            self.config.redundancy_filter,
+            self.config.method.request_overrides.get("redundancy_filter"),
+        }
+        if "single_hop" in filters:
             require_sklearn()  # a missing optional dependency is a setup error: say so here
 
     @property
@@ -238,7 +242,13 @@ class Mirage:
         probs = np.empty((0, 3)) if probs is None else probs  # a query with no pair
         sourced = build_graph(claims, pairs.left, pairs.right, probs, cfg)
         allowed, quarantined, coordination = apply_quarantine(
-            evidence.coordinated, claims, sourced.graph, sourced.groups, cfg, evidence.garbled
+            evidence.coordinated,
+            claims,
+            sourced.graph,
+            sourced.groups,
+            cfg,
+            evidence.garbled,
+            evidence.garbled_copies,
         )
         t1 = time.perf_counter()
         corroboration = configured_corroboration(

@@ -50,6 +50,7 @@ class Evidence:
     claim_embeddings: np.ndarray | None = None  # when pairing or corroboration reads them
     coordinated: list[Any] = field(default_factory=list)  # flagged GroupSignals, caller indices
     garbled: list[int] = field(default_factory=list)  # garbled passages, caller indices
+    garbled_copies: list[int] = field(default_factory=list)  # those copying a readable one
     claims: list[Claim] = field(default_factory=list)
     non_claims: list[NonClaim] = field(default_factory=list)
     relevance: np.ndarray | None = None  # per claim; None when relevance="none"
@@ -173,14 +174,17 @@ def assign_sources(
 
 def find_garbled(evidence: Evidence, config: MirageConfig) -> tuple[int, ...]:
     """Mark the garbled passages (``garbled_threshold``; caller indices in
-    ``evidence.garbled``); returns their positions among ``evidence.texts``."""
+    ``evidence.garbled``, and in ``evidence.garbled_copies`` those that copy a readable
+    passage); returns their positions among ``evidence.texts``."""
     threshold = config.method.garbled_threshold
     if threshold is None:
         return ()
-    from mirage_core.garbled import garbled_passages
+    from mirage_core.garbled import copied_passages, garbled_passages
 
     found = garbled_passages(evidence.texts, threshold)
     evidence.garbled = [evidence.passage_ids[i] for i in found]
+    copies = copied_passages(evidence.texts, found) if found else ()
+    evidence.garbled_copies = [evidence.passage_ids[i] for i in copies]
     return found
 
 

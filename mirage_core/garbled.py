@@ -27,7 +27,14 @@ from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["MIN_WORDS", "garbled_passages", "garbled_share", "is_known_word", "is_misspelt"]
+__all__ = [
+    "MIN_WORDS",
+    "copied_passages",
+    "garbled_passages",
+    "garbled_share",
+    "is_known_word",
+    "is_misspelt",
+]
 
 #: Fewer lower-case words than this: the passage is not judged.
 MIN_WORDS = 8
@@ -107,3 +114,28 @@ def garbled_passages(texts: Sequence[str], threshold: float) -> tuple[int, ...]:
         if share is not None and share >= threshold:
             out.append(i)
     return tuple(out)
+
+
+def copied_passages(texts: Sequence[str], garbled: Sequence[int]) -> tuple[int, ...]:
+    """Those of the ``garbled`` passages (indices of ``texts``) that are typo'd copies of a
+    passage that is not garbled: at least half of their lower-case words are words of that one
+    passage, as written or one edit away (the edit a typo makes). Such copies are a typo
+    attack on the page they copy (GARAG), and quarantining them leaves that page to answer; a
+    garbled passage that copies none (misspelt text put beside a page) is unreadable, nothing
+    more."""
+    skip = set(garbled)
+    others = [set(_WORD.findall(t)) for i, t in enumerate(texts) if i not in skip]
+    out = []
+    for g in garbled:
+        words = _WORD.findall(texts[g])
+        if words and any(
+            2 * sum(w in page or _near(w, page) for w in words) >= len(words) for page in others
+        ):
+            out.append(g)
+    return tuple(out)
+
+
+def _near(word: str, page: set[str]) -> bool:
+    """Whether ``page`` holds a word one edit from ``word`` (a word too long to be any known
+    word's edit is no typo: its edits are not generated)."""
+    return len(word) <= _longest_known() + 2 and not _one_edit(word).isdisjoint(page)

@@ -112,7 +112,7 @@ def measure(
             corroboration,
             "corroborating" if corroborated else None,
         ),
-        d_min=gate_d_min(config.d_min, m.coordinated_d_min, coordination.quarantined_claims > 0),
+        d_min=gate_d_min(config.d_min, m.coordinated_d_min, coordination.relaxes_d_min),
         n_units=len({unit(c) for c in claims}),
         edge_weight=weight,
         config=config,

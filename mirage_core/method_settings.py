@@ -347,6 +347,8 @@ class MethodSettings:
     def _checked_overrides(self) -> dict[str, Any]:
         """``request_overrides`` whose names of this class are validated (valid values) and
         normalized as the fields store them; other names are ``MirageConfig``'s to check."""
+        if "request_overrides" in self.request_overrides:
+            raise ValueError("request_overrides cannot set request_overrides")
         names = {f.name for f in fields(self)} - {"request_overrides"}
         own = {k: v for k, v in self.request_overrides.items() if k in names}
         try:

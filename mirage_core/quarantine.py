@@ -138,11 +138,13 @@ def apply_quarantine(
     groups: np.ndarray,
     config: MirageConfig,
     garbled: Sequence[int] = (),
+    garbled_copies: Sequence[int] = (),
 ) -> tuple[np.ndarray, np.ndarray, CoordinationRecord]:
     """``(eligible, quarantined, record)``: groups that contradict themselves are released,
     the claims of the remaining flagged passages and of the ``garbled`` ones
     (:mod:`mirage_core.garbled`) need ``coordinated_min_support`` supporters outside them to be
-    eligible for S*."""
+    eligible for S*. ``garbled_copies``: the garbled passages that copy a readable one (the
+    record says which, for :attr:`CoordinationRecord.relaxes_d_min`)."""
     m = config.method
     kept, released = release_self_contradicting(
         flagged, claims, graph, m.coordination_self_conflict
@@ -162,5 +164,6 @@ def apply_quarantine(
         passages=passages,
         quarantined_claims=int(quarantined.sum()),
         garbled=tuple(sorted(garbled)),
+        garbled_copies=tuple(sorted(garbled_copies)),
     )
     return eligible, quarantined, record

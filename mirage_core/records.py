@@ -67,7 +67,8 @@ class CoordinationRecord:
     contradiction edges left out of r_contr (``quarantined_conflicts="ignore"``, or
     ``garbled_conflicts="ignore"`` for garbled passages' edges); ``garbled``:
     passages read as garbled (:mod:`mirage_core.garbled`), among ``passages`` while the
-    quarantine is on.
+    quarantine is on; ``garbled_copies``: those of them that are typo'd copies of a readable
+    passage.
     """
 
     signals: tuple[Any, ...] = ()
@@ -76,10 +77,20 @@ class CoordinationRecord:
     quarantined_claims: int = 0
     conflicts_ignored: int | None = None
     garbled: tuple[int, ...] = ()
+    garbled_copies: tuple[int, ...] = ()
 
     @property
     def quarantined(self) -> bool:
         return bool(self.passages)
+
+    @property
+    def relaxes_d_min(self) -> bool:
+        """Whether the gate asks ``coordinated_d_min`` sources instead of ``d_min``: claims were
+        quarantined for a planted group, or for typo'd copies of a page, which leave that page
+        to answer alone. Garbled text that copies no page is unreadable, not a sign that an
+        attack removed the other sources: put beside a lone page, it must not let the page
+        pass on one source."""
+        return self.quarantined_claims > 0 and (bool(self.signals) or bool(self.garbled_copies))
 
     def extras(self) -> dict[str, Any]:
         """The verdict JSON's coordination keys (only those that apply)."""

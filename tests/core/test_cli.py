@@ -82,6 +82,16 @@ def test_a_folder_given_as_a_file_exits_2(tmp_path, passages_file, patched_nli, 
     assert capsys.readouterr().err.count("mirage: error: ") == 3
 
 
+def test_paper_and_a_config_file_are_not_given_together(
+    tmp_path, passages_file, patched_nli, capsys
+):
+    config = tmp_path / "c.json"
+    config.write_text('{"r_max": 0.2}')
+    args = ["defend", "--query", "q", "--passages", str(passages_file)]
+    assert cli.main([*args, "--paper", "--config", str(config)]) == 2
+    assert "--paper or --config" in capsys.readouterr().err
+
+
 def test_max_claims_must_not_be_negative(passages_file, patched_nli):
     with pytest.raises(SystemExit) as exit_:
         cli.main(["defend", "--query", "q", "--passages", str(passages_file), "--max-claims", "-5"])

@@ -150,6 +150,15 @@ def test_a_number_setting_is_one_setting_however_written():
     assert type(a.r_max) is float and a.to_dict() == b.to_dict()
 
 
+def test_overrides_of_a_request_are_stored_as_the_fields_store_them():
+    a = MirageConfig().replace(request_overrides={"r_max": 1, "trust": {"WWW.A.com.": 1}})
+    b = MirageConfig().replace(request_overrides={"r_max": 1.0, "trust": {"a.com": 1.0}})
+    assert a == b and hash(a) == hash(b)
+    assert a.method.request_overrides == {"r_max": 1.0, "trust": {"a.com": 1.0}}
+    with pytest.raises(ValueError, match="cannot set request_overrides"):
+        MirageConfig().replace(request_overrides={"request_overrides": {"kappa": 0.3}})
+
+
 def test_round_trips_through_file_pickle_and_copy(tmp_path):
     cfg = MirageConfig(
         r_max=0.25,

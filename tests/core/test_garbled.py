@@ -7,6 +7,7 @@ from mirage_core.config import MethodSettings
 from mirage_core.garbled import (
     MIN_WORDS,
     _vocabulary,
+    copied_passages,
     garbled_passages,
     garbled_share,
     is_known_word,
@@ -148,3 +149,23 @@ def test_garbled_conflicts_can_leave_r_contr(garag_evidence, fake_embedder):
     assert {ignored.claims[i].passage_index for i in ignored.selected} == {2}
     assert ignored.extras["conflicts_ignored"] > 0
     assert "of garbled passages left out of r_contr" in ignored.explain()
+
+
+def test_only_garbled_copies_of_a_page_leave_it_to_answer_alone(fake_nli, fake_embedder):
+    # a lone page falls back (one source); garbled text beside it that copies no page must
+    # not lower d_min the way typo'd copies of the page do (GARAG, above)
+    poison = Passage(
+        "The Eiffel Tower was completed in 1925 after long delays.", source="https://evil.example/x"
+    )
+    junk = Passage(
+        "Teh Eifel Towr wsa compleetd adn stannds in Pariss bsides teh rivr annd wass.",
+        source="https://junk.example/y",
+    )
+    engine = Mirage(MirageConfig(), nli=fake_nli, embedder=fake_embedder)
+    query = "When was the Eiffel Tower completed?"
+    alone = engine.defend(query, [poison])
+    beside_junk = engine.defend(query, [poison, junk])
+    assert alone.decision == beside_junk.decision == "fallback"
+    assert beside_junk.extras["garbled_passages"] == [1] and beside_junk.d_min_applied == 2
+    assert copied_passages([GOLD, *TYPOED], (1, 2)) == (1, 2)
+    assert copied_passages([poison.text, junk.text], (1,)) == ()
