@@ -6,12 +6,11 @@ request for an account ("Tell me a bio of X?", :func:`mirage_core.query_kind.req
 gathers many facts from many pages, and honest pages disagree on some of them (a birth year,
 a count). Such a request is defended with ``MethodSettings.request_overrides`` applied
 (:data:`~mirage_core.method_settings.REQUEST_OVERRIDES` by default): gated conflict by
-conflict (r_contr inside S*, ``conflict_rule="majority"``, :mod:`mirage_core.majority`), a
-flagged group two of whose passages hold a contradiction the gate counts released (a group
-that disagrees about the facts is not one planted story), its corroborated part delivered
-though it misses the claims that repeat the subject's name (no answer sentence to keep), and
-evidence that is one candidate group scored on the group signals it has, not on the isolated
-signals fit on honest coverage of questions (pages telling one life read alike).
+conflict (r_contr inside S*, ``conflict_rule="majority"``, :mod:`mirage_core.majority`); its
+corroborated part delivered though it misses the claims that repeat the subject's name (no
+answer sentence to keep), and a fallback where no corroborated part reaches ``d_min``; no
+coordination signals (pages telling one life read alike to signals fit on questions); and
+every pair sent to NLI, not only those that hold a word of the query.
 """
 
 from __future__ import annotations
