@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import tomllib
 from dataclasses import dataclass
@@ -115,12 +116,21 @@ class ServeConfig:
             )
         if self.quantize == "static-int8" and self.device not in ("auto", "cpu"):
             raise ValueError(f"quantize='static-int8' runs on the CPU, got device={self.device!r}")
-        if self.batch_wait_timeout_s < 0:
-            raise ValueError("batch_wait_timeout_s must be >= 0")
+        # numbers Ray reads later: refused here, with their name, not inside a deployment
+        for name in ("batch_wait_timeout_s", "num_cpus", "num_gpus", "target_ongoing_requests"):
+            value = getattr(self, name, None)
+            if value is None and name in ("num_gpus", "target_ongoing_requests"):
+                continue
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"{name} must be a number, got {value!r}")
+            if not math.isfinite(value) or value < 0:
+                raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+        if self.target_ongoing_requests is not None and self.target_ongoing_requests <= 0:
+            raise ValueError("target_ongoing_requests must be > 0")
         if self.cache_size < 0 or self.cache_bytes < 0:
             raise ValueError("cache_size and cache_bytes must be >= 0")
-        if self.num_cpus < 0 or (self.num_gpus is not None and self.num_gpus < 0):
-            raise ValueError("num_cpus and num_gpus must be >= 0")
+        if self.max_replicas is not None and self.max_replicas < 1:
+            raise ValueError(f"max_replicas must be >= 1, got {self.max_replicas}")
         lo = self.min_replicas if self.min_replicas is not None else 1
         if self.max_replicas is not None and not 0 <= lo <= self.max_replicas:
             raise ValueError(
@@ -130,6 +140,8 @@ class ServeConfig:
             raise ValueError("min_replicas needs max_replicas (which turns autoscaling on)")
         if not self.route_prefix.startswith("/"):
             raise ValueError(f"route_prefix must start with '/', got {self.route_prefix!r}")
+        if isinstance(self.port, bool) or not isinstance(self.port, int):
+            raise ValueError(f"port must be an int, got {self.port!r}")
         if not 0 < self.port < 65536:
             raise ValueError(f"port must be in 1..65535, got {self.port}")
 

@@ -44,6 +44,11 @@ def test_gpus_follow_the_device(device, num_gpus, expected) -> None:
         {"route_prefix": "nli"},
         {"port": 0},
         {"batch_wait_timeout_s": -1},
+        {"batch_wait_timeout_s": float("nan")},
+        {"num_cpus": float("nan")},
+        {"target_ongoing_requests": -1},
+        {"min_replicas": 0, "max_replicas": 0},
+        {"port": "8000"},
     ],
 )
 def test_invalid_settings_are_refused(kwargs) -> None:
