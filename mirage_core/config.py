@@ -127,7 +127,8 @@ class MirageConfig:
     nli_error_policy: NLIErrorPolicy = "fallback"
     """What an NLI or embedder failure does: fail closed (``"fallback"``: no retrieved text is
     used), raise :class:`~mirage_core.errors.NLIError` (:class:`~mirage_core.errors.EmbeddingError`),
-    or fail open (``"pass_through"``: every claim delivered unverified; without embeddings, the
+    or fail open (``"pass_through"``: every claim delivered unverified, but for those of passages
+    read as planted or garbled, which no NLI model is needed to find; without embeddings, the
     query goes on without them). The verdict names the failure (``nli_error``,
     ``embedding_error``)."""
     method: MethodSettings = field(default_factory=MethodSettings)

@@ -32,6 +32,7 @@ from mirage_core.nli.base import NLIBackend
 from mirage_core.normalize import normalize_query
 from mirage_core.pairs import CandidatePairs, build_pairs
 from mirage_core.quarantine import apply_quarantine
+from mirage_core.records import CoordinationRecord
 from mirage_core.redundancy_filter import require_sklearn
 from mirage_core.request_gate import gate_config, request_config
 from mirage_core.scoring import Scored, ascore_batch, score_batch
@@ -293,20 +294,18 @@ class Mirage:
 
     def _unverified(self, item: _Query, error: BaseException | None) -> Verdict:
         """The verdict of a query with nothing to verify, or whose NLI call failed: fallback,
-        or every claim unverified under ``nli_error_policy="pass_through"``."""
+        or under ``nli_error_policy="pass_through"`` every claim unverified but those of the
+        passages read as planted or garbled, which needed no NLI model to find."""
         evidence, n = item.evidence, len(item.evidence.claims)
         decision, selected, r_contr, message = "fallback", (), 0.0, None
+        coordination = None
         if evidence.early_reason is not None or error is None:
             reason = evidence.early_reason or "no evidence"
         else:
             message = f"{type(error).__name__}: {error}"
             r_contr = float("nan")
             if item.config.nli_error_policy == "pass_through":
-                decision, selected = "verified", tuple(range(n))
-                reason = (
-                    f"NLI failed ({message}); pass_through policy: "
-                    f"all {n} claims delivered unverified"
-                )
+                decision, selected, reason, coordination = self._passed_through(item, message)
             else:
                 reason = f"NLI failed ({message}); fallback policy: no retrieved text used"
         return make_verdict(
@@ -317,14 +316,41 @@ class Mirage:
             reason=reason,
             selected=selected,
             r_contr=r_contr,
-            d_src=len({c.domain for c in evidence.claims}) if selected else 0,
+            d_src=len({evidence.claims[i].domain for i in selected}),
             nli_error=message,
             graph=ClaimGraph.empty(n),
             scores=np.zeros(n),
             support=np.zeros(n, dtype=np.int64),
             non_claims=(),
             groups=None,
+            coordination=coordination,
         )
+
+    @staticmethod
+    def _passed_through(
+        item: _Query, message: str
+    ) -> tuple[str, tuple[int, ...], str, CoordinationRecord | None]:
+        """(decision, delivered claims, reason, record) of a query whose NLI call failed under
+        ``"pass_through"``: the user chose to go on unverified, not to let a passage the
+        coordination signals or the garbled reading set apart through."""
+        evidence, claims = item.evidence, item.evidence.claims
+        left_out = {p for g in evidence.coordinated for p in g.passages} | set(evidence.garbled)
+        kept = tuple(i for i, c in enumerate(claims) if c.passage_index not in left_out)
+        head = f"NLI failed ({message}); pass_through policy: "
+        if not left_out:
+            return "verified", kept, f"{head}all {len(claims)} claims delivered unverified", None
+        record = CoordinationRecord(
+            signals=tuple(evidence.coordinated),
+            passages=tuple(sorted(left_out)),
+            quarantined_claims=len(claims) - len(kept),
+            garbled=tuple(sorted(evidence.garbled)),
+            garbled_copies=tuple(sorted(evidence.garbled_copies)),
+        )
+        aside = f"passages {sorted(left_out)} look planted or garbled and are left out"
+        if not kept:
+            return "fallback", (), f"{head}{aside}; no claim left to deliver", record
+        reason = f"{head}{len(kept)} of {len(claims)} claims delivered unverified ({aside})"
+        return "verified", kept, reason, record
 
 
 def resolve_engine(

@@ -132,9 +132,10 @@ def dedupe(
             evidence.warnings.append(f"passage {i} duplicates passage {seen[norm]}; counted once")
             continue
         seen[norm] = i
-        if len(p.text) > max_chars:
+        # the cut applies to the text as read (normalization can lengthen it: "…" is "...")
+        if len(normalized.text) > max_chars:
             evidence.warnings.append(
-                f"passage {i} has {len(p.text):,} characters; only the first "
+                f"passage {i} has {len(normalized.text):,} characters as read; only the first "
                 f"{max_chars:,} were analyzed"
             )
         # every step reads the normalized text; claim spans are mapped back to the caller's
@@ -359,12 +360,16 @@ def prepare_evidence(
     # Split each passage once: the claims read its raw text, the coordination signals the
     # cleaned one; they share the spans where cleaning changed nothing (else the signals split
     # the cleaned text, whose newlines have become spaces).
-    raw = [p.text[: config.max_passage_chars] for p in kept]
-    spans = [split_sentences(t) for t in raw]
+    read = [n for _, n in pairs]
+    raw = [
+        p.text[: n.whole_prefix(config.max_passage_chars)] for p, n in zip(kept, read, strict=True)
+    ]
+    # no sentence starts or ends inside a character normalization expanded ("1889…The")
+    spans = [n.whole_characters(split_sentences(t)) for t, n in zip(raw, read, strict=True)]
     shared = [s if t == r else None for s, t, r in zip(spans, evidence.texts, raw, strict=True)]
     unreadable = find_garbled(evidence, config)
     find_coordinated(evidence, config, spans=shared, skip=unreadable)
-    split_claims(kept, [n for _, n in pairs], sources, domains, evidence, config, spans=spans)
+    split_claims(kept, read, sources, domains, evidence, config, spans=spans)
     # stage timings do not overlap: embedding has its own entry
     evidence.timings["claims"] = time.perf_counter() - t0 - evidence.timings.get("embed", 0.0)
     return evidence

@@ -28,7 +28,7 @@ def explain(verdict: Verdict, max_claims: int = 10) -> str:
         f"d_src={v.d_src} (d_min={v.d_min_applied})",
     ]
     if v.selected:
-        lines.append(f"S* ({len(v.selected)} claims, pick order):")
+        lines.append(f"delivered ({len(v.selected)} claims of S*, pick order):")
         for i in v.selected[:max_claims]:
             c = v.claims[i]
             lines.append(

@@ -63,6 +63,38 @@ class NormalizedText:
     origin: tuple[int, ...] | None = None
     ends: tuple[int, ...] | None = None
 
+    def whole_characters(self, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """``spans`` (sentence spans of ``text``, in order) with each boundary moved past any
+        character it splits that normalization expanded ("…" is "...", "½" is "1⁄2"): a
+        sentence starts and ends on a caller's character, so no two claims share one and a
+        claim's text is its span's. Spans left empty are dropped."""
+        if self.origin is None:
+            return spans
+        origin, n = self.origin, len(self.origin)
+
+        def whole(i: int) -> int:
+            while 0 < i < n and origin[i] == origin[i - 1]:
+                i += 1
+            return i
+
+        out: list[tuple[int, int]] = []
+        last = 0
+        for start, end in spans:
+            start, end = max(whole(start), last), whole(end)
+            if end > start:
+                out.append((start, end))
+                last = end
+        return out
+
+    def whole_prefix(self, limit: int) -> int:
+        """The longest prefix of ``text`` of at most ``limit`` characters that splits no
+        caller's character."""
+        if self.origin is None or limit >= len(self.origin):
+            return limit
+        while limit > 0 and self.origin[limit] == self.origin[limit - 1]:
+            limit -= 1
+        return limit
+
     def original_span(self, start: int, end: int) -> tuple[int, int]:
         """The caller's ``(start, end)`` of the normalized span ``text[start:end]``."""
         if self.origin is None or self.ends is None:

@@ -79,8 +79,10 @@ class Verdict:
     """The outcome of one ``Mirage.defend`` call.
 
     ``decision`` is ``"verified"`` (answer from the claims of ``selected``) or ``"fallback"``
-    (no retrieved text may reach the model). ``selected`` holds claim indices of S* in pick
-    order; ``scores``/``support`` are s(c) and n(c) per claim.
+    (no retrieved text may reach the model). ``selected`` holds the indices of the claims the
+    verdict delivers, in S*'s pick order: S* itself, or the part of it that delivery, the
+    redundancy filter or the lone-facts hold-back kept (the reason says how many of S*'s
+    claims that is); ``scores``/``support`` are s(c) and n(c) per claim.
     """
 
     query: str

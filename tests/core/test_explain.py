@@ -41,7 +41,7 @@ def test_the_head_states_the_decision_and_the_gate_measures(blocked):
 
 def test_s_star_is_listed_in_pick_order_up_to_max_claims(verified):
     lines = verified.explain(max_claims=2).splitlines()
-    start = lines.index(f"S* ({len(verified.selected)} claims, pick order):")
+    start = lines.index(f"delivered ({len(verified.selected)} claims of S*, pick order):")
     for line, i in zip(lines[start + 1 : start + 3], verified.selected[:2], strict=True):
         c = verified.claims[i]
         assert line == (
@@ -174,4 +174,4 @@ def test_each_field_stays_on_its_line(fake_nli, clean_passages):
 def test_max_claims_is_a_count(verified, max_claims):
     with pytest.raises(ValueError, match="max_claims"):
         verified.explain(max_claims=max_claims)
-    assert "S* (" in verified.explain(max_claims=0)
+    assert "delivered (" in verified.explain(max_claims=0)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from mirage_core import Mirage, MirageConfig, Passage
+from mirage_core import CallableNLI, Mirage, MirageConfig, Passage
 from mirage_core.config import MethodSettings
 from mirage_core.garbled import (
     MIN_WORDS,
@@ -169,3 +169,15 @@ def test_only_garbled_copies_of_a_page_leave_it_to_answer_alone(fake_nli, fake_e
     assert beside_junk.extras["garbled_passages"] == [1] and beside_junk.d_min_applied == 2
     assert copied_passages([GOLD, *TYPOED], (1, 2)) == (1, 2)
     assert copied_passages([poison.text, junk.text], (1,)) == ()
+
+
+def test_a_failed_nli_call_let_through_leaves_garbled_passages_out(garag_evidence, fake_embedder):
+    from tests.conftest import down_nli
+
+    config = MirageConfig(nli_error_policy="pass_through")
+    v = Mirage(config, nli=CallableNLI(down_nli), embedder=fake_embedder).defend(
+        QUERY, garag_evidence
+    )
+    assert v.passed and v.unchecked
+    assert {v.claims[i].passage_index for i in v.selected} == {2}  # the gold page only
+    assert v.extras["garbled_passages"] == [0, 1, 3] and "are left out" in v.reason

@@ -111,6 +111,31 @@ def test_offsets_stay_exact_through_nfkc_and_combining_marks():
     assert norm.original_span(len(norm.text), len(norm.text)) == (len(raw), len(raw))
 
 
+def test_no_claim_starts_or_ends_inside_a_character_nfkc_expanded(fake_nli):
+    # "…" reads as "...", which the splitter cuts "1889.." | "."; the cut moves past the "…"
+    text = "The tower was completed in 1889\u2026The fair opened in May of that year."
+    v = Mirage(MirageConfig.paper(), nli=fake_nli).defend("q", [Passage(text, source="a")])
+    assert [c.span for c in v.claims] == [(0, 32), (32, 68)]
+    assert [c.text for c in v.claims] == [
+        "The tower was completed in 1889...",
+        "The fair opened in May of that year.",
+    ]
+    # a cut at max_passage_chars that would split "½" ("1⁄2") leaves it out whole
+    half = "The half is " + "x" * 985 + " \u00bd of it. The rest is here now."
+    limited = MirageConfig.paper().replace(max_passage_chars=1000)
+    (claim,) = Mirage(limited, nli=fake_nli).defend("q", [Passage(half, source="a")]).claims
+    assert not claim.text.endswith("1") and claim.end <= half.index("\u00bd")
+
+
+def test_the_cut_at_max_passage_chars_is_warned_of_as_the_text_is_read(fake_nli):
+    # normalization lengthens "…" to "...": the text read passes the limit, the caller's not
+    body = "Some say the tower was finished \u2026 or perhaps not \u2026 nobody knows. " * 290
+    text = body + "The Eiffel Tower was completed in 1889 in Paris."
+    assert len(text) < 20_000 < len(normalize_text(text).text)
+    v = Mirage(MirageConfig.paper(), nli=fake_nli).defend("q", [Passage(text, source="a")])
+    assert any("only the first 20,000 were analyzed" in w for w in v.warnings)
+
+
 def test_controls_and_lone_surrogates_are_replaced():
     norm = normalize_text("a\x00b\ud800c\u2028d\udfffe")
     assert norm.text == "a b\ufffdc\nd\ufffde"  # the first and the last surrogate
