@@ -8,7 +8,7 @@ sparse-matrix library would, without a 140 MB dependency on the torch-free insta
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -60,6 +60,26 @@ def tokens_stated(
     return found.astype(np.int64)
 
 
+#: Token co-occurrences :meth:`TokenIncidence.shared_blocks` lists at once (a few tens of MB).
+SHARED_BLOCK = 1_000_000
+
+
+def _runs(weights: np.ndarray, block: int | None) -> list[tuple[int, int]]:
+    """Consecutive index ranges ``[lo, hi)`` of ``weights`` whose sums stay within ``block``
+    (one range over everything for ``None``; an index heavier than ``block`` alone is one)."""
+    n = int(weights.size)
+    if block is None or float(weights.sum()) <= block:
+        return [(0, n)]
+    cum = np.cumsum(weights)
+    out, lo, base = [], 0, 0.0
+    while lo < n:
+        hi = int(np.searchsorted(cum, base + block, side="right"))
+        hi = max(hi, lo + 1)
+        out.append((lo, hi))
+        base, lo = float(cum[hi - 1]), hi
+    return out
+
+
 @dataclass(frozen=True)
 class TokenIncidence:
     """Which claim holds which token: ``claim`` / ``token`` ids, one entry per distinct token of
@@ -87,23 +107,41 @@ class TokenIncidence:
         """``(left, right, shared)`` for every pair ``left < right`` sharing at least one token,
         ordered by ``(left, right)``: each token's claims are paired with each other, and the
         pairs counted."""
-        empty = np.empty(0, dtype=np.int64)
-        if self.token.size == 0:
+        parts = list(self.shared_blocks(None))
+        if not parts:
+            empty = np.empty(0, dtype=np.int64)
             return empty, empty, empty
+        return tuple(np.concatenate(col) for col in zip(*parts, strict=True))  # type: ignore[return-value]
+
+    def shared_blocks(
+        self, block: int | None = SHARED_BLOCK
+    ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """:meth:`shared`, in parts that each hold every pair of a run of ``left`` claims, in
+        ``(left, right)`` order: a part lists at most about ``block`` token co-occurrences
+        (``None``: one part), so evidence whose claims all share a word is paired in bounded
+        memory, not in one array of every co-occurrence."""
+        if self.token.size == 0:
+            return
         starts = np.flatnonzero(np.r_[True, self.token[1:] != self.token[:-1]])
         ends = np.r_[starts[1:], self.token.size]
         pos = np.arange(self.token.size)
         # each entry is paired with the entries after it under the same token
         reps = np.repeat(ends, ends - starts) - pos - 1
-        total = int(reps.sum())
-        if total == 0:
-            return empty, empty, empty
-        first = np.repeat(pos + 1, reps)
-        offset = np.arange(total) - np.repeat(np.cumsum(reps) - reps, reps)
-        left = np.repeat(self.claim, reps)
-        right = self.claim[first + offset]
-        keys, counts = np.unique(left * self.n + right, return_counts=True)
-        return keys // self.n, keys % self.n, counts
+        if int(reps.sum()) == 0:
+            return
+        per_claim = np.bincount(self.claim, weights=reps, minlength=self.n)
+        for lo, hi in _runs(per_claim, block):
+            at = np.flatnonzero((self.claim >= lo) & (self.claim < hi) & (reps > 0))
+            if at.size == 0:
+                continue
+            r = reps[at]
+            total = int(r.sum())
+            first = np.repeat(at + 1, r)
+            offset = np.arange(total) - np.repeat(np.cumsum(r) - r, r)
+            left = np.repeat(self.claim[at], r)
+            right = self.claim[first + offset]
+            keys, counts = np.unique(left * self.n + right, return_counts=True)
+            yield keys // self.n, keys % self.n, counts
 
     def shared_of(self, left: np.ndarray, right: np.ndarray) -> np.ndarray:
         """Shared-token counts of the given pairs (``left < right``; 0 when they share none)."""

@@ -72,6 +72,7 @@ __all__ = [
     "AnswerConflict",
     "answer_conflicts",
     "answer_facts",
+    "find_answer_conflicts",
     "question_kinds",
     "question_words",
     "relation_stems",
@@ -227,6 +228,25 @@ def answer_conflicts(
     subjects: bool = False,
     forms: str = "tokens",
 ) -> list[AnswerConflict]:
+    """Every conflicting pair (:func:`find_answer_conflicts` without a limit)."""
+    return find_answer_conflicts(
+        query, claims, indices, min_share, scope, context, names, times, subjects, forms
+    )[0]
+
+
+def find_answer_conflicts(
+    query: str,
+    claims: Sequence[Claim],
+    indices: Sequence[int],
+    min_share: float,
+    scope: str = "claim",
+    context: Sequence[frozenset[str]] | None = None,
+    names: str = "word",
+    times: str = "number",
+    subjects: bool = False,
+    forms: str = "tokens",
+    limit: int | None = None,
+) -> tuple[list[AnswerConflict], int]:
     """Every pair of ``claims[indices]`` from different sources that holds at least
     ``min_share`` of ``query``'s content words each (one of its :func:`relation_stems` among
     them, and one such word in common) and names disjoint facts of one kind the question asks
@@ -248,11 +268,15 @@ def answer_conflicts(
     question that asks when (:func:`question_kinds`). ``subjects``: a claim's capitalized first
     word followed by a word of what the question asks names an answer (:func:`_subject`).
 
-    A query with no content word gives no pair: no claim can be told to restate it."""
+    A query with no content word gives no pair: no claim can be told to restate it.
+
+    Returns the first ``limit`` pairs in index order (all for ``None``) and how many there
+    are: evidence whose claims all restate the question can hold a conflict for nearly every
+    pair of them, and one is enough to block."""
     if scope not in ("claim", "passage"):
         raise ValueError(f"scope must be 'claim' or 'passage', got {scope!r}")
     if len(indices) < 2 or not content_tokens(query):
-        return []
+        return [], 0
     if context is not None and len(context) != len(claims):
         raise ValueError(f"context has {len(context)} entries for {len(claims)} claims")
     q = stems(content_tokens(query))
@@ -264,7 +288,7 @@ def answer_conflicts(
         i for i, s in zip(indices, share, strict=True) if s >= min_share and asked & own[i]
     ]
     if len(on_question) < 2:
-        return []
+        return [], 0
     # a claim that restates the question only with its page's context (the verdict says so)
     via_context = {i: len(q & own[i]) / len(q) < min_share for i in on_question}
     words = question_words(query, forms)
@@ -292,7 +316,9 @@ def answer_conflicts(
     # pairs (upper triangle) from different sources, about one thing the question asks, that
     # no earlier kind has called yet
     open_pairs = np.triu((sources[:, None] != sources[None, :]) & (holds @ holds.T > 0), k=1)
-    found: list[tuple[int, int, str]] = []
+    found_a: list[np.ndarray] = []  # per kind: the pairs it calls (a pair is called once)
+    found_b: list[np.ndarray] = []
+    found_kind: list[str] = []
     for kind in question_kinds(query, times):
         vocab: dict[str, int] = {}
         rows, cols = [], []
@@ -323,11 +349,19 @@ def answer_conflicts(
             shared = names @ names.T
         # both name a fact of this kind, and none in common: one matrix product, no pair loop
         hit = open_pairs & has[:, None] & has[None, :] & (shared == 0)
-        found.extend((int(a), int(b), kind) for a, b in zip(*np.nonzero(hit), strict=True))
+        a_hit, b_hit = np.nonzero(hit)
+        found_a.append(a_hit)
+        found_b.append(b_hit)
+        found_kind.extend([kind] * a_hit.size)
         open_pairs &= ~hit
-    found.sort()
+    if not found_a:
+        return [], 0
+    a_all, b_all = np.concatenate(found_a), np.concatenate(found_b)
+    order = np.lexsort((b_all, a_all))  # index order; no pair is called by two kinds
+    total = int(order.size)
+    picked = order if limit is None else order[:limit]  # records only for what is kept
     out = []
-    for a, b, kind in found:
+    for a, b, kind in ((int(a_all[j]), int(b_all[j]), found_kind[j]) for j in picked):
         fa, fb = of_kind(facts[a], kind), of_kind(facts[b], kind)
         left, right = on_question[a], on_question[b]
         out.append(
@@ -341,4 +375,4 @@ def answer_conflicts(
                 via_context[right],
             )
         )
-    return out
+    return out, total

@@ -10,6 +10,7 @@ embedding model or a plain callable by duck typing, so the engine imports neithe
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -69,6 +70,14 @@ def checked_rows(vectors: object, n: int) -> np.ndarray:
     return arr / np.maximum(norms, 1e-12)
 
 
+#: Default byte bound of an embedder's text cache (keys and rows, approximately).
+CACHE_BYTES = 256 * 2**20
+
+
+def _entry_bytes(text: str, row: np.ndarray) -> int:
+    return sys.getsizeof(text) + row.nbytes + 100
+
+
 class CachedEmbedder:
     """Base class: an LRU cache per text, normalization and shape checks around ``_embed``.
 
@@ -76,15 +85,18 @@ class CachedEmbedder:
     related questions, the same corpus chunk) is not embedded again. A hit counts as a use, so
     the texts evicted first are those unused for longest, not those embedded first."""
 
-    def __init__(self, cache_size: int = 50_000) -> None:
+    def __init__(self, cache_size: int = 50_000, cache_bytes: int | None = CACHE_BYTES) -> None:
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_size = cache_size
+        # bounded by bytes too: 50,000 pages of 20,000 characters are a gigabyte of keys
+        self._cache_bytes = cache_bytes
+        self._bytes = 0
         self._lock = threading.Lock()
 
     def __getstate__(self) -> dict[str, Any]:
         # a copy (pickle, deepcopy) starts with an empty cache and a lock of its own
         state = self.__dict__.copy()
-        state["_cache"], state["_lock"] = OrderedDict(), None
+        state["_cache"], state["_lock"], state["_bytes"] = OrderedDict(), None, 0
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -106,10 +118,16 @@ class CachedEmbedder:
             with self._lock:
                 for t, row in zip(missing, rows, strict=True):
                     found[t] = row
+                    if t not in self._cache:
+                        self._bytes += _entry_bytes(t, row)
                     self._cache[t] = row
                     self._cache.move_to_end(t)
-                while len(self._cache) > self._cache_size:
-                    self._cache.popitem(last=False)
+                while self._cache and (
+                    len(self._cache) > self._cache_size
+                    or (self._cache_bytes is not None and self._bytes > self._cache_bytes)
+                ):
+                    old, old_row = self._cache.popitem(last=False)
+                    self._bytes -= _entry_bytes(old, old_row)
         if not texts:
             return np.empty((0, 0), dtype=np.float32)
         return np.stack([found[t] for t in texts])

@@ -95,10 +95,18 @@ def candidate_pairs(claims: Sequence[Claim], tau: float) -> CandidatePairs:
     total_cross = int((n * n - np.sum(source_sizes.astype(np.int64) ** 2)) // 2)
 
     tokens = TokenIncidence.of([c.tokens for c in claims])
-    left, right, shared = tokens.shared()  # only pairs sharing ≥ 1 token appear
-    overlap = _overlap(tokens.sizes, left, right, shared)
-    keep = (source_ids[left] != source_ids[right]) & (overlap >= tau - 1e-12)
-    left, right, overlap = left[keep], right[keep], overlap[keep].astype(np.float64)
+    lefts, rights, overlaps = [], [], []
+    # only pairs sharing ≥ 1 token appear; listed a run of claims at a time, each part cut to
+    # the pairs that reach τ before the next, so memory follows the pairs kept, not n²
+    for left, right, shared in tokens.shared_blocks():
+        overlap = _overlap(tokens.sizes, left, right, shared)
+        keep = (source_ids[left] != source_ids[right]) & (overlap >= tau - 1e-12)
+        lefts.append(left[keep])
+        rights.append(right[keep])
+        overlaps.append(overlap[keep].astype(np.float64))
+    left = np.concatenate(lefts) if lefts else empty
+    right = np.concatenate(rights) if rights else empty
+    overlap = np.concatenate(overlaps) if overlaps else np.empty(0)
     order = np.lexsort((right, left, -overlap))  # deterministic: overlap desc, then index
     left, right, overlap = left[order], right[order], overlap[order]
     return CandidatePairs(left, right, overlap, total_cross, int(left.size))

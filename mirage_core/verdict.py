@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -114,7 +115,8 @@ class Verdict:
     #: What the coordination signals flagged and the quarantine did (``None``: signals off or
     #: nothing flagged).
     coordination: CoordinationRecord | None = None
-    #: Pairs of verified claims that answer the question differently (the answer-slot rule).
+    #: Pairs of verified claims that answer the question differently (the answer-slot rule):
+    #: the first 100 in index order; the gate's reason counts them all.
     answer_conflicts: tuple[AnswerConflict, ...] = ()
     #: The two sides of a tie with S*, when the tie rule blocked.
     tie: Tie | None = None
@@ -146,10 +148,10 @@ class Verdict:
         by the user's choice; a prompt must not call its evidence cross-checked."""
         return self.passed and self.nli_error is not None
 
-    @property
+    @cached_property
     def extras(self) -> dict[str, Any]:
         """The typed records as the verdict's JSON writes them (``to_dict()["extras"]``; keys
-        documented in ``docs/report.md``)."""
+        documented in ``docs/report.md``). Built once: the report reads it many times."""
         out: dict[str, Any] = {} if self.coordination is None else self.coordination.extras()
         if self.d_min_applied is not None and self.d_min_applied != self.thresholds.get("d_min"):
             out["d_min"] = self.d_min_applied

@@ -5,7 +5,7 @@ A planted passage restates the question and puts its own fact where the answer g
 one restates it with the true fact. Worded independently, the NLI model rarely calls such a
 pair a contradiction, so this rule reads the answer slot directly
 (:mod:`mirage_core.answer_conflict`). It has nothing to say unless ``answer_conflict`` is set;
-``found`` keeps the conflicting pairs for the verdict.
+``found`` keeps the first :data:`RECORDED_CONFLICTS` conflicting pairs for the verdict.
 """
 
 from __future__ import annotations
@@ -13,11 +13,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from mirage_core.answer_conflict import answer_conflicts, topic_context
+from mirage_core.answer_conflict import find_answer_conflicts, topic_context
 from mirage_core.gate_state import GateState
 from mirage_core.records import RuleOutcome
 
-__all__ = ["AnswerSlot"]
+__all__ = ["RECORDED_CONFLICTS", "AnswerSlot"]
+
+#: Conflicting pairs the verdict records (the first, in index order); the reason counts all.
+#: Evidence whose every claim restates the question can hold one for nearly every pair.
+RECORDED_CONFLICTS = 100
 
 
 @dataclass
@@ -35,21 +39,21 @@ class AnswerSlot:
         m = cfg.method
         context = m.answer_conflict_context
         claims = state.claims
-        self.found = tuple(
-            answer_conflicts(
-                state.evidence.query,
-                claims,
-                list(state.selected),
-                cfg.answer_conflict,
-                m.answer_conflict_scope,
-                topic_context(claims, context) if context != "claim" else None,
-                m.answer_names,
-                m.answer_times,
-                m.answer_subjects,
-                m.fact_forms,
-            )
+        found, total = find_answer_conflicts(
+            state.evidence.query,
+            claims,
+            list(state.selected),
+            cfg.answer_conflict,
+            m.answer_conflict_scope,
+            topic_context(claims, context) if context != "claim" else None,
+            m.answer_names,
+            m.answer_times,
+            m.answer_subjects,
+            m.fact_forms,
+            limit=RECORDED_CONFLICTS,
         )
+        self.found = tuple(found)
         if not self.found:
             return None
-        more = f" (and {len(self.found) - 1} more pairs)" if len(self.found) > 1 else ""
+        more = f" (and {total - 1} more pairs)" if total > 1 else ""
         return RuleOutcome(self.name, True, self.found[0].describe(claims) + more)

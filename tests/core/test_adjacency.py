@@ -83,3 +83,24 @@ def test_tokens_stated_counts_the_hypothesis_tokens_the_premises_unit_holds(n, v
         len(set(tokens[h]) & by_unit[unit[p]]) for p, h in zip(premise, hypothesis, strict=True)
     ]
     assert tokens_stated(tokens, premise[:0], hypothesis[:0]).size == 0
+
+
+@pytest.mark.parametrize("block", [1, 7, 100, 5_000])
+def test_pairs_listed_in_parts_are_the_pairs_listed_at_once(block):
+    rng = np.random.default_rng(0)
+    vocab = [f"w{i}" for i in range(300)]
+    for _ in range(10):
+        sets = [
+            set(rng.choice(vocab, size=rng.integers(1, 12), replace=False))
+            | ({"topic"} if rng.random() < 0.7 else set())
+            for _ in range(int(rng.integers(2, 300)))
+        ]
+        tokens = TokenIncidence.of(sets)
+        whole = tokens.shared()
+        parts = list(tokens.shared_blocks(block))
+        assert len(parts) >= 1
+        joined = [np.concatenate(col) for col in zip(*parts, strict=True)]
+        assert all(np.array_equal(a, b) for a, b in zip(whole, joined, strict=True))
+        # each part holds whole runs of left claims: no left claim is split between two
+        lefts = [set(p[0].tolist()) for p in parts]
+        assert all(not (a & b) for i, a in enumerate(lefts) for b in lefts[i + 1 :])

@@ -5,6 +5,7 @@ from mirage_core.answer_conflict import (
     AnswerConflict,
     answer_conflicts,
     answer_facts,
+    find_answer_conflicts,
     question_kinds,
     relation_stems,
     topic_context,
@@ -44,6 +45,28 @@ def test_two_sources_naming_different_numbers_conflict():
     # without context no claim is read with it
     assert not any(c.left_context or c.right_context for c in found)
     assert "first claim" not in found[0].describe(claims)
+
+
+def test_a_limit_keeps_the_first_pairs_and_counts_them_all():
+    claims = [_claim(i, f"The Eiffel Tower in Paris is {300 + i} metres tall.") for i in range(30)]
+    every = answer_conflicts(QUERY, claims, list(range(30)), min_share=0.6)
+    assert len(every) == 30 * 29 // 2  # a different height on every page: every pair
+    first, total = find_answer_conflicts(QUERY, claims, list(range(30)), 0.6, limit=5)
+    assert total == len(every) and first == every[:5]
+
+
+def test_the_verdict_records_the_first_pairs_and_its_reason_counts_them_all():
+    from mirage_core.gate_rules.answer_slot import RECORDED_CONFLICTS
+
+    pages = [
+        Passage(f"The Eiffel Tower in Paris is {300 + i} metres tall.", source=f"https://s{i}.org")
+        for i in range(20)
+    ]
+    config = MirageConfig(coordination="none")
+    v = Mirage(config, nli=CallableNLI(entail_all)).defend(QUERY, pages)
+    assert v.decision == "fallback" and len(v.answer_conflicts) <= RECORDED_CONFLICTS
+    n = len(v.claims)
+    assert f"(and {n * (n - 1) // 2 - 1} more pairs)" in v.reason
 
 
 def test_a_conflict_names_its_claims_sources_and_facts():

@@ -52,7 +52,8 @@ def test_the_passage_limits_warn_only_beyond_them(fake_nli):
     assert not any("characters" in w for w in whole.warnings)  # exactly the limit: read whole
     cut = engine(fake_nli, max_passage_chars=size - 1).defend(QUERY, PAGES[:1])
     assert (
-        f"passage 0 has {size} characters; only the first {size - 1} were analyzed" in cut.warnings
+        f"passage 0 has {size} characters as read; only the first {size - 1} were analyzed"
+        in cut.warnings
     )
 
 

@@ -478,3 +478,23 @@ def test_publishers_of_counts_documents_only_in_single_domain_evidence():
     assert publishers_of(src, ["w.org", "x.org"], "domain", "documents")[1] is None
     assert publishers_of(src, ["w.org", "w.org"], "none", "documents")[1] is None
     assert publishers_of(src[:1] * 2, ["w.org", "w.org"], "domain", "documents")[1] is None
+
+
+def test_the_embedder_cache_is_bounded_by_bytes_as_well_as_entries():
+    from mirage_core.embeddings import CachedEmbedder
+
+    class Counting(CachedEmbedder):
+        def __init__(self) -> None:
+            super().__init__(cache_size=1_000, cache_bytes=200_000)
+            self.calls = 0
+
+        def _embed(self, texts):
+            self.calls += len(texts)
+            return np.ones((len(texts), 4))
+
+    embedder = Counting()
+    pages = [f"page {i} " + "x" * 20_000 for i in range(40)]  # 40 keys of ~20 kB
+    embedder.embed(pages)
+    assert len(embedder._cache) < 40 and embedder._bytes <= 200_000  # the oldest left
+    embedder.embed(pages[-3:])  # the newest are still there: no call
+    assert embedder.calls == 40

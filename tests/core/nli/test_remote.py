@@ -364,7 +364,9 @@ PASSAGES = [
 def test_server_down_follows_the_error_policy(policy) -> None:
     options = HTTPOptions(timeout_s=1.0, retry=FAST_RETRY)
     nli = HTTPNLI(f"http://127.0.0.1:{closed_port()}/nli", options=options)
-    mirage = Mirage(MirageConfig(nli_error_policy=policy), nli=nli)
+    # no coordination signals: they read these three short pages as planted, and a failed
+    # call let through still leaves planted passages out
+    mirage = Mirage(MirageConfig(nli_error_policy=policy, coordination="none"), nli=nli)
     # Warm up first, outside the timed window: one passage makes no pair, so this loads the
     # embedder and the lazy modules without calling the (down) server.
     warm = mirage.defend("Where is the Eiffel Tower?", PASSAGES[:1])
