@@ -40,14 +40,19 @@ DEFAULT_VERIFIED_PROMPT = PromptTemplate(VERIFIED_PROMPT)
 DEFAULT_FALLBACK_PROMPT = PromptTemplate(FALLBACK_PROMPT)
 DEFAULT_UNCHECKED_PROMPT = PromptTemplate(UNCHECKED_PROMPT)
 
+#: Each prompt the engine takes: its default, the variables it must use, and those it may not
+#: (no retrieved text may reach the model on the fallback route).
+_PROMPTS: dict[str, tuple[BasePromptTemplate, AbstractSet[str], AbstractSet[str]]] = {
+    "verified_prompt": (DEFAULT_VERIFIED_PROMPT, {"evidence", "question"}, frozenset()),
+    "fallback_prompt": (DEFAULT_FALLBACK_PROMPT, {"question"}, {"evidence"}),
+    "unchecked_prompt": (DEFAULT_UNCHECKED_PROMPT, {"evidence", "question"}, frozenset()),
+}
 
-def _as_prompt(
-    prompt: BasePromptTemplate | str | None,
-    default: BasePromptTemplate,
-    name: str,
-    required: AbstractSet[str],
-    forbidden: AbstractSet[str] = frozenset(),
-) -> BasePromptTemplate:
+
+def _as_prompt(prompt: BasePromptTemplate | str | None, name: str) -> BasePromptTemplate:
+    """``prompt`` (a template or its text; ``None``: the default) checked as prompt ``name``
+    of :data:`_PROMPTS`."""
+    default, required, forbidden = _PROMPTS[name]
     if prompt is None:
         return default
     if isinstance(prompt, str):
@@ -150,15 +155,12 @@ class MirageQueryEngine(BaseQueryEngine):
         self._postprocessor = postprocessor or MiragePostprocessor(
             config, nli, embedder=embedder, mirage=mirage, output=output
         )
-        self._verified_prompt = _as_prompt(
-            verified_prompt, DEFAULT_VERIFIED_PROMPT, "verified_prompt", {"evidence", "question"}
-        )
-        self._fallback_prompt = _as_prompt(
-            fallback_prompt, DEFAULT_FALLBACK_PROMPT, "fallback_prompt", {"question"}, {"evidence"}
-        )
-        self._unchecked_prompt = _as_prompt(
-            unchecked_prompt, DEFAULT_UNCHECKED_PROMPT, "unchecked_prompt", {"evidence", "question"}
-        )
+        given = {
+            "verified_prompt": verified_prompt,
+            "fallback_prompt": fallback_prompt,
+            "unchecked_prompt": unchecked_prompt,
+        }
+        self._prompts = {name: _as_prompt(prompt, name) for name, prompt in given.items()}
         self._streaming = bool(streaming)
         super().__init__(callback_manager=callback_manager or Settings.callback_manager)
 
@@ -177,35 +179,11 @@ class MirageQueryEngine(BaseQueryEngine):
 
     # -- prompts -----------------------------------------------------------------------------
     def _get_prompts(self) -> PromptDictType:
-        return {
-            "verified_prompt": self._verified_prompt,
-            "fallback_prompt": self._fallback_prompt,
-            "unchecked_prompt": self._unchecked_prompt,
-        }
+        return dict(self._prompts)
 
     def _update_prompts(self, prompts: PromptDictType) -> None:
-        if "verified_prompt" in prompts:
-            self._verified_prompt = _as_prompt(
-                prompts["verified_prompt"],
-                DEFAULT_VERIFIED_PROMPT,
-                "verified_prompt",
-                {"evidence", "question"},
-            )
-        if "fallback_prompt" in prompts:
-            self._fallback_prompt = _as_prompt(
-                prompts["fallback_prompt"],
-                DEFAULT_FALLBACK_PROMPT,
-                "fallback_prompt",
-                {"question"},
-                {"evidence"},
-            )
-        if "unchecked_prompt" in prompts:
-            self._unchecked_prompt = _as_prompt(
-                prompts["unchecked_prompt"],
-                DEFAULT_UNCHECKED_PROMPT,
-                "unchecked_prompt",
-                {"evidence", "question"},
-            )
+        for name in _PROMPTS.keys() & prompts.keys():
+            self._prompts[name] = _as_prompt(prompts[name], name)
 
     def _get_prompt_modules(self) -> PromptMixinType:
         return {}
@@ -233,9 +211,9 @@ class MirageQueryEngine(BaseQueryEngine):
     ) -> tuple[BasePromptTemplate, dict[str, str], list[NodeWithScore]]:
         if result.verdict.passed:
             evidence = format_claims(result.verdict.verified_claims)
-            prompt = self._unchecked_prompt if result.verdict.unchecked else self._verified_prompt
-            return prompt, {"evidence": evidence, "question": question}, result.nodes
-        return self._fallback_prompt, {"question": question}, []
+            name = "unchecked_prompt" if result.verdict.unchecked else "verified_prompt"
+            return self._prompts[name], {"evidence": evidence, "question": question}, result.nodes
+        return self._prompts["fallback_prompt"], {"question": question}, []
 
     @staticmethod
     def _metadata(result: MirageResult, sources: list[NodeWithScore]) -> dict[str, Any]:
