@@ -12,7 +12,7 @@ import importlib.util
 import os
 import sys
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any, TextIO
@@ -21,7 +21,7 @@ from mirage_core.defense import Mirage
 from mirage_core.jsonl import iter_jsonl
 from mirage_core.types import to_passage
 
-__all__ = ["main", "read_passages", "sanitize", "say"]
+__all__ = ["int_at_least", "main", "read_passages", "sanitize", "say"]
 
 #: Unicode categories a terminal must never receive raw: controls (C0, C1: ESC, CSI, BEL,
 #: backspace, carriage return...), format characters (bidi overrides and isolates, zero-width
@@ -195,7 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     defend.add_argument(
         "--max-claims",
-        type=_count,
+        type=int_at_least(0),
         default=10,
         help="claims of S* listed in the text output (an int >= 0)",
     )
@@ -207,15 +207,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _count(text: str) -> int:
-    """An argparse type: an int >= 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an int >= 0, got {text!r}")
-    return value
+def int_at_least(minimum: int) -> Callable[[str], int]:
+    """An argparse ``type``: an int >= ``minimum``, refused with what it must be."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = minimum - 1
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected an int >= {minimum}, got {text!r}")
+        return value
+
+    return parse
 
 
 def _runs_on_torch(args: argparse.Namespace) -> bool:

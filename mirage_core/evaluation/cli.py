@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from mirage_core.cli import int_at_least
 from mirage_core.evaluation.cli_bench import _run_bench
 from mirage_core.evaluation.cli_calibrate import _run_calibrate
 from mirage_core.evaluation.cli_pollute import _run_pollute
@@ -37,17 +38,6 @@ def _comma_list(convert: Any, what: str) -> Any:
             ) from None
 
     return parse
-
-
-def _positive_int(text: str) -> int:
-    """An argparse ``type``: an int >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an int >= 1, got {text!r}")
-    return value
 
 
 _floats = _comma_list(float, "numbers")
@@ -251,7 +241,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--batch-size",
-        type=_positive_int,
+        type=int_at_least(1),
         default=16,
         help="queries per shared NLI call (default 16)",
     )
