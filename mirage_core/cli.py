@@ -21,7 +21,7 @@ from mirage_core.defense import Mirage
 from mirage_core.jsonl import iter_jsonl
 from mirage_core.types import to_passage
 
-__all__ = ["int_at_least", "main", "read_passages", "sanitize", "say"]
+__all__ = ["check_passage", "int_at_least", "main", "read_passages", "sanitize", "say"]
 
 #: Unicode categories a terminal must never receive raw: controls (C0, C1: ESC, CSI, BEL,
 #: backspace, carriage return...), format characters (bidi overrides and isolates, zero-width
@@ -106,12 +106,19 @@ def read_passages(path: str | Path) -> list[dict]:
     for lineno, row in iter_jsonl(path):
         if not isinstance(row.get("text"), str):
             raise ValueError(f"{path}:{lineno}: each row needs a string 'text' field")
-        try:
-            to_passage(row)  # what the engine will read of it: refused here, with its line
-        except TypeError as exc:
-            raise ValueError(f"{path}:{lineno}: {exc}") from None
+        check_passage(row, f"{path}:{lineno}")
         rows.append(row)
     return rows
+
+
+def check_passage(obj: object, where: str) -> None:
+    """Refuse ``obj`` as the engine would read it (:func:`~mirage_core.types.to_passage`),
+    with ``ValueError`` naming ``where`` (``file:line``): a bad row of an input file is an
+    error at its line, not a traceback later."""
+    try:
+        to_passage(obj)  # type: ignore[arg-type]
+    except TypeError as exc:
+        raise ValueError(f"{where}: {exc}") from None
 
 
 def _make_mirage(config, model: str | None):

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mirage_core.cli import say
+from mirage_core.cli import check_passage, say
 from mirage_core.evaluation.cli_shared import _llm
 
 #: Where a query row holds its passages (the keys the benchmark loader reads, in its order).
@@ -27,7 +27,6 @@ def _read_rows(path: str) -> list[dict[str, Any]]:
     (a number, a mapping without text, a score that is no number) is an error naming its
     line, not a traceback later."""
     from mirage_core.jsonl import iter_jsonl
-    from mirage_core.types import to_passage
 
     rows = []
     for lineno, row in iter_jsonl(path):
@@ -36,11 +35,7 @@ def _read_rows(path: str) -> list[dict[str, Any]]:
             rows.append(row)  # neither kind of row: the caller says so for the whole file
             continue
         for j, p in enumerate(row[key] if key else [row]):
-            try:
-                to_passage(p)
-            except TypeError as exc:
-                where = f"passage {j}" if key else "row"
-                raise ValueError(f"{path}:{lineno}: {where}: {exc}") from None
+            check_passage(p, f"{path}:{lineno}: {f'passage {j}' if key else 'row'}")
         rows.append(row)
     return rows
 
