@@ -14,11 +14,11 @@ from typing import Any
 from mirage_core.cli import check_passage, say
 from mirage_core.evaluation.cli_shared import _llm
 
-#: Where a query row holds its passages (the keys the benchmark loader reads, in its order).
-PASSAGE_KEYS = ("passages", "contexts", "documents")
-
 
 def _passages_key(row: dict[str, Any]) -> str | None:
+    """The first of the keys the benchmark loader reads passages from whose value is a list."""
+    from mirage_core.evaluation.datasets import PASSAGE_KEYS
+
     return next((k for k in PASSAGE_KEYS if isinstance(row.get(k), list)), None)
 
 

@@ -94,14 +94,24 @@ def _query_key(row: Mapping[str, Any], idx: int) -> str:
     and family) its query text, else its position."""
     if "id" in row:
         return str(row["id"])
-    prepolluted = "regime" in row or any(
+    return f"query:{row.get('query', row.get('question'))}" if _polluted_row(row) else str(idx)
+
+
+def _polluted_row(row: Mapping[str, Any]) -> bool:
+    """Whether ``row`` was written by ``mirage pollute``: it names its regime, or a passage
+    carries pollution labels."""
+    return "regime" in row or any(
         isinstance(p, Mapping) and LABEL_KEY in p for p in _raw_passages(row) or ()
     )
-    return f"query:{row.get('query', row.get('question'))}" if prepolluted else str(idx)
+
+
+#: Where a query row holds its passages, in the order they are looked for.
+PASSAGE_KEYS = ("passages", "contexts", "documents")
 
 
 def _raw_passages(row: Mapping[str, Any]) -> Any:
-    return row.get("passages", row.get("contexts", row.get("documents")))
+    """The value of the first of :data:`PASSAGE_KEYS` the row has (``None``: none)."""
+    return next((row[k] for k in PASSAGE_KEYS if k in row), None)
 
 
 def _read_query_rows(path: str | Path) -> list[dict[str, Any]]:
@@ -189,7 +199,7 @@ def load_rows(
         incorrect = _answers(row, "incorrect_answer", "incorrect answer", "incorrect_answers")
         raw = _raw_passages(row)
         items = [_row_item(p) for p in raw]
-        if any(isinstance(it, PollutedPassage) for it in items) or "regime" in row:
+        if _polluted_row(row):
             prepolluted = True
             regime = Regime.parse(row.get("regime", "mixed")).value
             fams_here = {it.family for it in items if isinstance(it, PollutedPassage)}
