@@ -316,10 +316,11 @@ def find_answer_conflicts(
     # pairs (upper triangle) from different sources, about one thing the question asks, that
     # no earlier kind has called yet
     open_pairs = np.triu((sources[:, None] != sources[None, :]) & (holds @ holds.T > 0), k=1)
+    kinds = question_kinds(query, times)
     found_a: list[np.ndarray] = []  # per kind: the pairs it calls (a pair is called once)
     found_b: list[np.ndarray] = []
-    found_kind: list[str] = []
-    for kind in question_kinds(query, times):
+    found_kind: list[np.ndarray] = []  # index into kinds
+    for k, kind in enumerate(kinds):
         vocab: dict[str, int] = {}
         rows, cols = [], []
         for r, f in enumerate(facts):
@@ -352,16 +353,16 @@ def find_answer_conflicts(
         a_hit, b_hit = np.nonzero(hit)
         found_a.append(a_hit)
         found_b.append(b_hit)
-        found_kind.extend([kind] * a_hit.size)
+        found_kind.append(np.full(a_hit.size, k))
         open_pairs &= ~hit
     if not found_a:
         return [], 0
-    a_all, b_all = np.concatenate(found_a), np.concatenate(found_b)
+    a_all, b_all, k_all = (np.concatenate(c) for c in (found_a, found_b, found_kind))
     order = np.lexsort((b_all, a_all))  # index order; no pair is called by two kinds
     total = int(order.size)
     picked = order if limit is None else order[:limit]  # records only for what is kept
     out = []
-    for a, b, kind in ((int(a_all[j]), int(b_all[j]), found_kind[j]) for j in picked):
+    for a, b, kind in ((int(a_all[j]), int(b_all[j]), kinds[k_all[j]]) for j in picked):
         fa, fb = of_kind(facts[a], kind), of_kind(facts[b], kind)
         left, right = on_question[a], on_question[b]
         out.append(

@@ -115,8 +115,9 @@ class Passage:
         """The domain used for trust and d_src: explicit, else the URL host, else the source.
         Passages that name no source at all share one domain, :data:`UNSOURCED`: text of
         unknown origin is never independent corroboration of other such text."""
-        if self.domain and normalize_domain(self.domain):
-            return normalize_domain(self.domain)
+        given = normalize_domain(self.domain) if self.domain else ""
+        if given:
+            return given
         source = self._named_source()
         if source is None:
             return UNSOURCED
