@@ -153,6 +153,10 @@ class PackagedStoredNLI(PersistentNLI):
         super().__init__(inner, root / ".cache" / "pairs.sqlite", model_digest(inner.name))
 
 
+#: The vectors' key prefix in ``vectors.sqlite``: the packaged all-MiniLM-L6-v2.
+PACKAGED_VECTORS = "all-MiniLM-L6-v2/packaged"
+
+
 class PersistentEmbedder:
     """The same store for sentence embeddings (``embed(texts) -> (n, d)``), keyed on the
     embedder's name and the text: coordination signals and RAGDefender reruns embed nothing
@@ -200,11 +204,11 @@ def stored_models(
     threads: int | None = None,
     embedder_max_length: int | None = None,
 ) -> tuple[PersistentNLI, PersistentEmbedder]:
-    """The NLI model (torch fp32; default: the packaged one) and all-MiniLM-L6-v2 behind the
-    persistent stores (``store`` and ``vectors.sqlite`` beside it): what was scored or embedded
-    before is read, the rest computed and kept. ``embedder_max_length`` (tokens a text is
-    truncated to; ``None``: the embedder's default) is part of the vectors' key, but for 256,
-    whose vectors were stored under the bare name."""
+    """The NLI model (torch fp32; default: the packaged one) and the packaged all-MiniLM-L6-v2
+    behind the persistent stores (``store`` and ``vectors.sqlite`` beside it): what was scored
+    or embedded before is read, the rest computed and kept. ``embedder_max_length`` (tokens a
+    text is truncated to; ``None``: the embedder's default) is part of the vectors' key, but
+    for 256."""
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     from mirage_core.embeddings import MiniLMEmbedder
     from mirage_core.nli.transformers_nli import TransformersNLI
@@ -220,6 +224,7 @@ def stored_models(
     embedder = PersistentEmbedder(
         inner_embedder,
         Path(store).with_name("vectors.sqlite"),
-        "all-MiniLM-L6-v2" if length == 256 else f"all-MiniLM-L6-v2@{length}",
+        # the packaged copy (fp16 weights); the bare name held the fp32 original's vectors
+        PACKAGED_VECTORS if length == 256 else f"{PACKAGED_VECTORS}@{length}",
     )
     return nli, embedder

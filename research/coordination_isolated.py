@@ -47,7 +47,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks._pair_store import PersistentEmbedder
+from benchmarks._pair_store import PACKAGED_VECTORS, PersistentEmbedder
 from benchmarks.scoreboard import add_dataset_args, dataset_loaders
 from mirage_core.coordination import (
     DEFAULT_MODEL,
@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     from mirage_core.embeddings import MiniLMEmbedder
 
     embedder = PersistentEmbedder(
-        MiniLMEmbedder(), Path(args.store).with_name("vectors.sqlite"), "all-MiniLM-L6-v2"
+        MiniLMEmbedder(), Path(args.store).with_name("vectors.sqlite"), PACKAGED_VECTORS
     )
     sets: dict[Key, list[dict[str, float] | None]] = {}
     for name, load in dataset_loaders(args, shortqa=args.shortqa).items():

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks._pair_store import PersistentEmbedder
+from benchmarks._pair_store import PACKAGED_VECTORS, PersistentEmbedder
 from mirage_core.claims import content_tokens
 from mirage_core.coordination import (
     DEFAULT_MODEL,
@@ -38,7 +38,7 @@ def main() -> int:
     path = DATA / "dataset" / "climate-fever.jsonl"
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     emb = PersistentEmbedder(
-        MiniLMEmbedder(), Path("benchmarks/.cache/vectors.sqlite"), "all-MiniLM-L6-v2"
+        MiniLMEmbedder(), Path("benchmarks/.cache/vectors.sqlite"), PACKAGED_VECTORS
     )
     models = {
         "text": TEXT_MODEL,

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._pair_store import PersistentEmbedder, PersistentNLI, model_digest
+from benchmarks._pair_store import PACKAGED_VECTORS, PersistentEmbedder, PersistentNLI, model_digest
 from benchmarks.scoreboard import add_dataset_args, dataset_loaders, run_all, score_rows
 from mirage_core.config import MirageConfig
 
@@ -73,7 +73,7 @@ def measure_runs(args: argparse.Namespace) -> tuple[dict[str, dict[str, Any]], s
     inner = TransformersNLI(args.model, batch_size=64, torch_threads=args.threads)
     nli = PersistentNLI(inner, args.store, model_digest(inner.name))
     embedder = PersistentEmbedder(
-        MiniLMEmbedder(), Path(args.store).with_name("vectors.sqlite"), "all-MiniLM-L6-v2"
+        MiniLMEmbedder(), Path(args.store).with_name("vectors.sqlite"), PACKAGED_VECTORS
     )
     loaders = dataset_loaders(args)
     ms = [None if m == "none" else int(m) for m in args.ms.split(",")]

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks._pair_store import PersistentEmbedder
+from benchmarks._pair_store import PACKAGED_VECTORS, PersistentEmbedder
 from benchmarks.scoreboard import gpe
 from mirage_core.claims import clean_text
 from mirage_core.coordination import detect_coordination, model_for
@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
         importlib.import_module(module)
 
     t_import = time.perf_counter() - t0
-    embedder = PersistentEmbedder(MiniLMEmbedder(), Path(args.store), "all-MiniLM-L6-v2")
+    embedder = PersistentEmbedder(MiniLMEmbedder(), Path(args.store), PACKAGED_VECTORS)
     ds = gpe(args.k, 100, args.seed)
     items = []
     for inst in ds.instances[: args.n]:

