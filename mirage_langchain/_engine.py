@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr, field_validator, model_validator
@@ -11,7 +14,55 @@ from mirage_core import Mirage, MirageConfig
 from mirage_core.defense import resolve_engine
 from mirage_langchain._convert import OutputMode, check_k
 
-__all__ = ["MirageEngineFields"]
+__all__ = ["EngineShelf", "MirageEngineFields", "copies_of"]
+
+#: How many engines an :class:`EngineShelf` keeps besides the original's.
+_SHELF_SIZE = 8
+
+#: The instance whose copies are being built (:func:`copies_of`), in this thread or task.
+_ORIGINAL: ContextVar[MirageEngineFields | None] = ContextVar("mirage_original", default=None)
+
+
+def _same_part(a: Any, b: Any) -> bool:
+    """Whether two values of one engine part build the same engine: the same object, or equal
+    settings (a config, a model name)."""
+    return a is b or (type(a) is type(b) and isinstance(a, (MirageConfig, str)) and a == b)
+
+
+def _same_parts(a: tuple[Any, ...] | None, b: tuple[Any, ...] | None) -> bool:
+    return a is not None and b is not None and all(map(_same_part, a, b))
+
+
+class EngineShelf:
+    """The engines of copies of one :class:`MirageEngineFields` with other engine parts than
+    its own: one engine per combination of ``mirage``, ``config``, ``nli`` and ``embedder``,
+    built on first use and kept while it is among the last few used, so that its loaded
+    model, NLI pair cache and embedding cache serve every call that configures the same
+    parts. Parts are the same when they are the same object, or equal configs or model names.
+    Thread-safe."""
+
+    def __init__(self, size: int = _SHELF_SIZE) -> None:
+        self._size = size
+        self._engines: list[tuple[tuple[Any, ...], Mirage]] = []
+        self._lock = threading.Lock()
+
+    def engine_for(self, parts: tuple[Any, ...]) -> Mirage:
+        """The engine for ``parts`` (``resolve_engine``'s arguments), built on first use."""
+        with self._lock:
+            for i, (built, engine) in enumerate(self._engines):
+                if _same_parts(parts, built):
+                    self._engines.append(self._engines.pop(i))
+                    return engine
+            engine = resolve_engine(*parts)
+            self._engines = [*self._engines, (parts, engine)][-self._size :]
+            return engine
+
+    def __getstate__(self) -> dict[str, Any]:
+        # a copy (pickle, deepcopy) starts empty, with a lock of its own
+        return {"_size": self._size}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["_size"])
 
 
 class MirageEngineFields(BaseModel):
@@ -42,6 +93,8 @@ class MirageEngineFields(BaseModel):
     _engine: Mirage = PrivateAttr()
     #: The fields the engine was built from: an assignment of another field keeps it.
     _built_from: tuple[Any, ...] | None = PrivateAttr(default=None)
+    #: The engines of this instance's copies with other engine parts (:func:`copies_of`).
+    _copy_engines: EngineShelf = PrivateAttr(default_factory=EngineShelf)
 
     @field_validator("k", mode="before")
     @classmethod
@@ -63,7 +116,10 @@ class MirageEngineFields(BaseModel):
         parts = (self.mirage, self.config, self.nli, self.embedder)
         built = getattr(self, "_built_from", None)
         if built is None or any(a is not b for a, b in zip(parts, built, strict=True)):
-            self._engine = resolve_engine(*parts)
+            original = _ORIGINAL.get()
+            self._engine = (
+                resolve_engine(*parts) if original is None else original._engine_for(parts)
+            )
             self._built_from = parts
         return self
 
@@ -71,3 +127,23 @@ class MirageEngineFields(BaseModel):
     def engine(self) -> Mirage:
         """The :class:`~mirage_core.Mirage` engine every call of this instance uses."""
         return self._engine
+
+    def _engine_for(self, parts: tuple[Any, ...]) -> Mirage:
+        """The engine of a copy of this instance built from ``parts`` (``mirage``, ``config``,
+        ``nli``, ``embedder``): this instance's own when they are its own, else the one its
+        shelf keeps for them."""
+        if _same_parts(parts, self._built_from):
+            return self._engine
+        return self._copy_engines.engine_for(parts)
+
+
+@contextmanager
+def copies_of(original: MirageEngineFields) -> Iterator[None]:
+    """While it lasts, an instance built in this thread or task takes its engine from
+    ``original`` (its own engine, or one kept for other parts) rather than building one:
+    LangChain's ``configurable_fields`` builds a copy of ``original`` for every call."""
+    token = _ORIGINAL.set(original)
+    try:
+        yield
+    finally:
+        _ORIGINAL.reset(token)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, cast
 
 from langchain_core.callbacks import (
     AsyncCallbackManagerForRetrieverRun,
@@ -11,6 +11,8 @@ from langchain_core.callbacks import (
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
+from langchain_core.runnables.configurable import RunnableConfigurableFields
+from langchain_core.runnables.utils import AnyConfigurableField
 from pydantic import ConfigDict, field_validator
 
 from mirage_core import Claim, Verdict
@@ -22,7 +24,7 @@ from mirage_langchain._convert import (
     emit_verdict,
     verdict_to_documents,
 )
-from mirage_langchain._engine import MirageEngineFields
+from mirage_langchain._engine import MirageEngineFields, copies_of
 
 __all__ = [
     "MirageRetrieval",
@@ -89,6 +91,9 @@ class MirageRetriever(MirageEngineFields, BaseRetriever):
     and in ``astream_events(version="v2")``; :meth:`retrieve_with_verdict` returns it directly.
     One engine is built per instance and shared by concurrent calls (it is thread-safe);
     the async path awaits the child's ``ainvoke`` and runs the model work in a worker thread.
+    Through :meth:`configurable_fields`, the copy LangChain makes for each call runs this
+    instance's engine while ``config``, ``nli``, ``embedder`` and ``mirage`` are its own, and
+    an engine built once per other combination of them otherwise.
 
     Example:
         >>> retriever = MirageRetriever(base_retriever=vectorstore.as_retriever(), k=4)
@@ -114,6 +119,12 @@ class MirageRetriever(MirageEngineFields, BaseRetriever):
             "base_retriever must be a retriever-like Runnable (str -> list[Document]) or a "
             f"function of the query, got {type(value).__name__}"
         )
+
+    def configurable_fields(self, **kwargs: AnyConfigurableField) -> _ConfigurableMirageRetriever:
+        """LangChain's ``configurable_fields``, whose per-call copies share engines (see the
+        class docstring) rather than each building and loading its own."""
+        checked = cast("RunnableConfigurableFields", super().configurable_fields(**kwargs))
+        return _ConfigurableMirageRetriever(default=self, fields=checked.fields)
 
     # -- retrieval -----------------------------------------------------------------------------
     def _finish(self, docs: list[Document], verdict: Verdict, k: int | None) -> MirageRetrieval:
@@ -176,6 +187,24 @@ class MirageRetriever(MirageEngineFields, BaseRetriever):
     ) -> MirageRetrieval:
         """Async :meth:`retrieve_with_verdict`."""
         return await ainvoke_with_verdict(self, input, config, **kwargs)
+
+
+class _ConfigurableMirageRetriever(RunnableConfigurableFields):
+    """A :class:`MirageRetriever`'s ``configurable_fields``: LangChain builds a new retriever
+    per call from the configured fields; this one hands that copy the engine of the retriever
+    it copies, or one kept for the copy's engine parts. To LangChain (name, serialized id) it
+    is a ``RunnableConfigurableFields``."""
+
+    @classmethod
+    def lc_id(cls) -> list[str]:
+        return RunnableConfigurableFields.lc_id()
+
+    def get_name(self, suffix: str | None = None, *, name: str | None = None) -> str:
+        return super().get_name(suffix, name=name or self.name or "RunnableConfigurableFields")
+
+    def _prepare(self, config: RunnableConfig | None = None) -> tuple[Runnable, RunnableConfig]:
+        with copies_of(self.default):
+            return super()._prepare(config)
 
 
 def wrapped_mirage(runnable: Any) -> MirageRetriever | None:

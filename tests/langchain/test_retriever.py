@@ -12,14 +12,19 @@ import numpy as np
 import pytest
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
-from langchain_core.runnables import RunnableLambda
+from langchain_core.runnables import (
+    ConfigurableField,
+    ConfigurableFieldSingleOption,
+    RunnableLambda,
+)
 from pydantic import ValidationError
 
 from mirage_core import CallableNLI, Mirage, MirageConfig, NLIError, Passage
 from mirage_core.config import MethodSettings
 from mirage_langchain import EVENT_NAME, MirageRetriever, documents_to_passages
-from tests.conftest import NO_SIGNALS, lexical_nli
-from tests.langchain.conftest import two_path_child
+from mirage_langchain.retriever import invoke_with_verdict
+from tests.conftest import NO_SIGNALS, LexicalSpy, lexical_nli
+from tests.langchain.conftest import BagOfWordsEmbeddings, two_path_child
 
 QUESTION = "Where is the Eiffel Tower located?"
 
@@ -546,6 +551,126 @@ def test_a_langchain_embeddings_model_drives_source_independence(fake_nli, clean
             mirage=retriever.engine,
             embedder=CountingEmbeddings(),
         )
+
+
+# -- configurable_fields: LangChain builds a new retriever for every call ------------------------
+@pytest.fixture
+def packaged_nli_loads(monkeypatch) -> list[LexicalSpy]:
+    """Each load of the packaged NLI model (an engine built with ``nli=None`` loads it on first
+    use), as a spy on the lexical double that stands in for the model."""
+    loads: list[LexicalSpy] = []
+
+    def load(spec=None, batch_size=16, **kwargs):
+        loads.append(LexicalSpy())
+        return CallableNLI(loads[-1].predict)
+
+    monkeypatch.setattr("mirage_core.nli.onnx_nli.default_nli", load)
+    return loads
+
+
+def test_configured_calls_run_the_retrievers_engine(packaged_nli_loads, clean_docs):
+    retriever = MirageRetriever(base_retriever=lambda_retriever(clean_docs), config=NO_SIGNALS)
+    configurable = retriever.configurable_fields(
+        k=ConfigurableField(id="k"), output=ConfigurableField(id="output")
+    )
+    assert len(configurable.invoke(QUESTION)) == 3
+    spy = packaged_nli_loads[0]
+    scored = sum(spy.batches)
+    assert scored > 0
+    assert len(configurable.invoke(QUESTION, {"configurable": {"k": 1}})) == 1
+    whole = configurable.with_config(configurable={"output": "documents"}).invoke(QUESTION)
+    assert [d.page_content for d in whole] == [d.page_content for d in clean_docs]
+    # one model load and one pair cache serve every call: the repeated pairs are not scored again
+    assert packaged_nli_loads == [spy] and sum(spy.batches) == scored
+    copy_, _ = configurable.prepare({"configurable": {"k": 2}})
+    assert copy_ is not retriever and copy_.k == 2 and copy_.engine is retriever.engine
+    # configurable_fields of the configurable adds fields and keeps sharing the engine
+    more = configurable.configurable_fields(base_retriever=ConfigurableField(id="child"))
+    copy_, _ = more.prepare({"configurable": {"k": 1, "child": lambda_retriever(clean_docs[:1])}})
+    assert copy_.engine is retriever.engine
+
+
+def test_configured_calls_keep_the_embedding_cache(fake_nli, clean_docs):
+    class CountingEmbeddings(BagOfWordsEmbeddings):
+        texts = 0
+
+        def embed_documents(self, texts):
+            CountingEmbeddings.texts += len(texts)
+            return super().embed_documents(texts)
+
+    retriever = MirageRetriever(
+        base_retriever=lambda_retriever(clean_docs),
+        nli=fake_nli,
+        config=MirageConfig(coordination="none", independence="embedding"),
+        embedder=CountingEmbeddings(),
+    )
+    configurable = retriever.configurable_fields(k=ConfigurableField(id="k"))
+    for k in (1, 2, 3, 2):
+        assert len(configurable.invoke(QUESTION, {"configurable": {"k": k}})) == k
+    embedded = CountingEmbeddings.texts
+    assert embedded > 0
+    configurable.invoke(QUESTION, {"configurable": {"k": 1}})
+    assert CountingEmbeddings.texts == embedded  # every page's vector came from the cache
+
+
+def test_a_configured_config_gets_an_engine_built_once(packaged_nli_loads, clean_docs):
+    retriever = MirageRetriever(base_retriever=lambda_retriever(clean_docs), config=NO_SIGNALS)
+    configurable = retriever.configurable_fields(config=ConfigurableField(id="mirage_config"))
+    strict = {"configurable": {"mirage_config": {"coordination": "none", "d_min": 4}}}
+    assert invoke_with_verdict(configurable, QUESTION).verdict.decision == "verified"
+    assert invoke_with_verdict(configurable, QUESTION, strict).verdict.decision == "fallback"
+    assert invoke_with_verdict(configurable, QUESTION).verdict.decision == "verified"
+    engine = configurable.prepare(strict)[0].engine
+    assert engine is not retriever.engine and engine.config.d_min == 4
+    # an equal config, given again (a new object each call), runs the engine built for it
+    assert configurable.prepare(strict)[0].engine is engine
+    assert configurable.invoke(QUESTION, strict) == []
+    own = {"configurable": {"mirage_config": {"coordination": "none"}}}
+    assert configurable.prepare(own)[0].engine is retriever.engine
+    assert len(packaged_nli_loads) == 2  # one model per engine, not per call
+
+
+def test_concurrent_configured_calls_build_one_engine_per_config(packaged_nli_loads, clean_docs):
+    retriever = MirageRetriever(base_retriever=lambda_retriever(clean_docs), config=NO_SIGNALS)
+    configurable = retriever.configurable_fields(config=ConfigurableField(id="mirage_config"))
+    configs = [
+        {
+            "configurable": {"mirage_config": {"coordination": "none", "d_min": (2, 4, 5)[i % 3]}},
+            "max_concurrency": 8,
+        }
+        for i in range(24)
+    ]
+    results = configurable.batch([QUESTION] * 24, configs)
+    assert [len(r) for r in results] == [3, 0, 0] * 8  # three pages: d_min 4 and 5 block
+    assert len(packaged_nli_loads) == 3  # d_min 2 is the retriever's own engine
+
+
+def test_a_configured_nli_option_gets_its_own_engine(fake_nli, clean_docs):
+    other = CallableNLI(lexical_nli)
+    retriever = MirageRetriever(
+        base_retriever=lambda_retriever(clean_docs), nli=fake_nli, config=NO_SIGNALS
+    )
+    configurable = retriever.configurable_fields(
+        nli=ConfigurableFieldSingleOption(
+            id="nli", options={"mine": fake_nli, "other": other}, default="mine"
+        )
+    )
+
+    def engine(choice):
+        return configurable.prepare({"configurable": {"nli": choice}})[0].engine
+
+    assert engine("mine") is retriever.engine
+    chosen = engine("other")
+    assert chosen is not retriever.engine and chosen.nli is other and engine("other") is chosen
+
+
+def test_a_configured_config_beside_a_ready_engine_is_refused(fake_nli, clean_docs):
+    retriever = MirageRetriever(
+        base_retriever=lambda_retriever(clean_docs), mirage=Mirage(NO_SIGNALS, nli=fake_nli)
+    )
+    configurable = retriever.configurable_fields(config=ConfigurableField(id="mirage_config"))
+    with pytest.raises(ValidationError, match="not both"):
+        configurable.invoke(QUESTION, {"configurable": {"mirage_config": {"d_min": 1}}})
 
 
 def test_the_redundancy_filter_keeps_held_back_documents_out(near_copy_engine):
