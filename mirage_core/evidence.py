@@ -27,12 +27,20 @@ from mirage_core.relevance import lexical_relevance
 from mirage_core.signal_window import WindowOrder
 from mirage_core.types import Claim, Passage
 
-__all__ = ["Evidence", "embed_under_policy", "prepare_evidence"]
+__all__ = ["Evidence", "embed_under_policy", "no_text_reason", "prepare_evidence"]
 
 #: ``texts -> L2-normalized rows``; ``None`` when the config reads no embeddings.
 EmbedFn = Callable[[list[str]], np.ndarray]
 #: Sentence spans per passage (``None``: not split yet).
 Spans = Sequence[Sequence[tuple[int, int]] | None]
+
+
+def no_text_reason(n: int, kind: str = "passage") -> str:
+    """The reason of a query whose ``n`` retrieved items (passages, or an adapter's ``kind`` of
+    item: ``"node"``) hold no text to check: something was retrieved, nothing could be read."""
+    if n == 1:
+        return f"no evidence: 1 retrieved {kind} holds no text to check"
+    return f"no evidence: {n:,} retrieved {kind}s hold no text to check"
 
 
 @dataclass
@@ -349,7 +357,11 @@ def prepare_evidence(
     if not passages:
         evidence.early_reason = "no evidence: no passages were retrieved"
         return evidence
-    pairs = dedupe(within_limits(passages, evidence, config), evidence, config.max_passage_chars)
+    limited = within_limits(passages, evidence, config)
+    pairs = dedupe(limited, evidence, config.max_passage_chars)
+    if limited and not pairs:  # every passage read was empty or whitespace
+        evidence.early_reason = no_text_reason(len(limited))
+        return evidence
     kept = [p for p, _ in pairs]
     evidence.texts = [clean_text(p.text[: config.max_passage_chars]) for p in kept]
     if embed is not None and kept:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from llama_index.core.bridge.pydantic import ConfigDict, Field, PrivateAttr
@@ -13,6 +13,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from mirage_core import Mirage, MirageConfig, NLIBackend, Passage, Verdict
 from mirage_core.defense import resolve_engine
+from mirage_core.evidence import no_text_reason
 from mirage_llamaindex._convert import (
     DEFAULT_SOURCE_KEYS,
     Converted,
@@ -67,6 +68,14 @@ def _query_str(query_bundle: QueryBundle | str | None) -> str:
     return query_bundle.query_str
 
 
+def _of_nodes(verdict: Verdict, converted: Converted) -> Verdict:
+    """``verdict``, its reason said of the nodes where nodes were retrieved and every one was
+    passed over: the engine, given no passage, reads that as nothing retrieved."""
+    if converted.passages or not converted.passed_over:
+        return verdict
+    return replace(verdict, reason=no_text_reason(len(converted.passed_over), "node"))
+
+
 class MiragePostprocessor(BaseNodePostprocessor):
     """Verify retrieved nodes with MIRAGE and keep only what the gate lets through.
 
@@ -86,6 +95,8 @@ class MiragePostprocessor(BaseNodePostprocessor):
 
     Image / media nodes and nodes without text are passed over (never returned); the reasons
     are in :meth:`verify`'s result and in the :class:`~mirage_llamaindex.MirageGateEvent`.
+    When every retrieved node is passed over, nothing is left to check: the gate blocks
+    (``[]``) with the reason ``"no evidence: <n> retrieved nodes hold no text to check"``.
     The caller's nodes are never modified. One :class:`~mirage_core.Mirage` is built per
     instance and shared by every call (thread-safe; the NLI model loads on first use).
 
@@ -188,7 +199,7 @@ class MiragePostprocessor(BaseNodePostprocessor):
         """Verify ``nodes`` for the query; the result holds the new nodes and the verdict."""
         query = _query_str(query_bundle)
         converted = self._convert(nodes)
-        verdict = self._defend(query, converted.passages)
+        verdict = _of_nodes(self._defend(query, converted.passages), converted)
         return self._rebuild(nodes, converted, verdict)
 
     @dispatcher.span
@@ -198,7 +209,7 @@ class MiragePostprocessor(BaseNodePostprocessor):
         """Async :meth:`verify`: the engine runs off the event loop."""
         query = _query_str(query_bundle)
         converted = self._convert(nodes)
-        verdict = await self._adefend(query, converted.passages)
+        verdict = _of_nodes(await self._adefend(query, converted.passages), converted)
         return self._rebuild(nodes, converted, verdict)
 
     def _postprocess_nodes(

@@ -83,10 +83,11 @@ class MirageQueryEngine(BaseQueryEngine):
     * **verified**: the LLM answers from the verified claims, grouped by source and quoted as
       data (``verified_prompt``, variables ``{evidence}`` and ``{question}``);
       ``source_nodes`` are the verified nodes.
-    * **fallback** (gate blocked, or nothing retrieved: reason ``"no evidence: ..."``): the LLM
-      answers from its own knowledge (``fallback_prompt``, variable ``{question}`` only; a
-      template with ``{evidence}`` is refused); no retrieved text reaches it and
-      ``source_nodes`` is empty. The engine never answers "Empty Response".
+    * **fallback** (gate blocked, or nothing to check: no node retrieved, or none with text;
+      reason ``"no evidence: ..."``): the LLM answers from its own knowledge
+      (``fallback_prompt``, variable ``{question}`` only; a template with ``{evidence}`` is
+      refused); no retrieved text reaches it and ``source_nodes`` is empty. The engine never
+      answers "Empty Response".
 
     ``Response.metadata["mirage"]`` is a JSON-safe dict: ``route``, ``reason``, ``verdict``
     (``Verdict.to_dict(include_edges=False)``) and ``passed_over``. The full

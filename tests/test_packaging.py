@@ -7,6 +7,10 @@ import re
 import tomllib
 from pathlib import Path
 
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import Version
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -81,3 +85,42 @@ def test_shipped_onnx_graphs_hold_no_weights() -> None:
     assert not list(models.rglob("*int8*.onnx"))
     assert (models / "all-minilm-l6-v2" / "LICENSE").is_file()
     assert (models / "all-minilm-l6-v2" / "NOTICE").is_file()
+
+
+def _requirements() -> list[Requirement]:
+    """Every requirement pyproject declares: the dependencies and those of each extra."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    extras = project["optional-dependencies"].values()
+    return [Requirement(r) for r in [*project["dependencies"], *(r for e in extras for r in e)]]
+
+
+def _pins() -> dict[str, Version]:
+    pins = {}
+    for line in (ROOT / "constraints.txt").read_text(encoding="utf-8").splitlines():
+        name, _, version = line.partition("#")[0].strip().partition("==")
+        if version:
+            pins[canonicalize_name(name)] = Version(version)
+    return pins
+
+
+def test_every_pinned_version_is_one_pyproject_admits() -> None:
+    """constraints.txt pins the tested versions: each lies in the range pyproject declares."""
+    pins = _pins()
+    for requirement in _requirements():
+        name = canonicalize_name(requirement.name)
+        if name != "mirage-rag":
+            assert name in pins, requirement
+            assert requirement.specifier.contains(pins[name], prereleases=True), requirement
+
+
+def test_the_llamaindex_extra_starts_at_the_first_llama_index_core_with_what_mirage_uses() -> None:
+    """MiragePostprocessor's async path overrides ``_apostprocess_nodes``, which LlamaIndex
+    calls from 0.12.31 (``BaseNodePostprocessor.apostprocess_nodes``); 0.12.30 has no such
+    method, and before 0.12.27 a workflow step annotated under ``from __future__ import
+    annotations`` (examples/llamaindex_workflow.py) is refused."""
+    from llama_index.core.postprocessor.types import BaseNodePostprocessor
+
+    [requirement] = [r for r in _requirements() if canonicalize_name(r.name) == "llama-index-core"]
+    assert not requirement.specifier.contains("0.12.30")
+    assert requirement.specifier.contains("0.12.31")
+    assert callable(getattr(BaseNodePostprocessor, "apostprocess_nodes", None))

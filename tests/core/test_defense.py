@@ -74,7 +74,8 @@ def test_empty_passage_list(mirage):
 @pytest.mark.model
 def test_empty_and_whitespace_texts(mirage, clean_passages):
     v = mirage.defend(QUERY, ["", "   \n\t "])
-    assert v.decision == "fallback" and v.reason.startswith("no evidence")
+    assert v.decision == "fallback"
+    assert v.reason == "no evidence: 2 retrieved passages hold no text to check"
     assert any("passage 1 is empty" in w for w in v.warnings)
     ok = mirage.defend(QUERY, ["  ", *clean_passages])
     assert ok.decision == "verified" and any("passage 0 is empty" in w for w in ok.warnings)

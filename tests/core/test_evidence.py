@@ -33,6 +33,24 @@ def test_an_empty_passage_or_a_copy_is_skipped_and_the_rest_is_read(fake_nli):
     assert "passage 2 duplicates passage 0; counted once" in v.warnings
 
 
+def test_passages_that_are_all_empty_fall_back_saying_none_holds_text(fake_nli):
+    """Something was retrieved, so the reason does not say nothing was."""
+    blank = [Passage("", source="https://a.example/1"), Passage(" \n\t ", source="b")]
+    v = engine(fake_nli).defend(QUERY, blank)
+    assert v.decision == "fallback" and v.n_passages == 2 and v.claims == ()
+    assert v.reason == "no evidence: 2 retrieved passages hold no text to check"
+    assert v.warnings == (
+        "passage 0 is empty or whitespace; skipped",
+        "passage 1 is empty or whitespace; skipped",
+    )
+    one = engine(fake_nli).defend(QUERY, ["  "])
+    assert one.reason == "no evidence: 1 retrieved passage holds no text to check"
+    assert engine(fake_nli).defend(QUERY, []).reason == "no evidence: no passages were retrieved"
+    # only the passages the limits let through are read: they are the ones counted
+    first = engine(fake_nli, max_passages=2).defend(QUERY, ["", " ", PAGES[0].text])
+    assert first.reason == "no evidence: 2 retrieved passages hold no text to check"
+
+
 def test_the_character_budget_counts_every_passage_read_so_far(fake_nli):
     sizes = [len(p.text) for p in PAGES]
     exact = engine(fake_nli, max_total_chars=sizes[0] + sizes[1]).defend(QUERY, PAGES)

@@ -455,6 +455,21 @@ def test_empty_query_child_decides(fake_nli, clean_docs, recorder):
     assert event["data"]["n_passages"] == 0
 
 
+async def test_documents_without_text_fall_back_saying_so(fake_nli, recorder):
+    docs = [Document(page_content=""), Document(page_content=" \n\t ")]
+    retriever = MirageRetriever(
+        base_retriever=lambda_retriever(docs), config=NO_SIGNALS, nli=fake_nli
+    )
+    reason = "no evidence: 2 retrieved passages hold no text to check"
+    assert retriever.invoke(QUESTION, config={"callbacks": [recorder]}) == []
+    assert (await retriever.ainvoke(QUESTION, config={"callbacks": [recorder]})) == []
+    for event in recorder.events:
+        assert event["data"]["decision"] == "fallback" and event["data"]["reason"] == reason
+        assert event["data"]["n_passages"] == 2
+    result = retriever.retrieve_with_verdict(QUESTION)
+    assert result.route == "fallback" and result.verdict.reason == reason
+
+
 @pytest.mark.model
 def test_nli_error_policy(clean_docs):
     def broken(premises, hypotheses):

@@ -80,6 +80,15 @@ async def test_gate_event_from_query_engine_async_with_passed_over(
         assert "image node" in event.passed_over[0]["reason"]
 
 
+def test_gate_event_says_the_nodes_held_no_text_when_all_were_passed_over(recorder, mirage):
+    image = NodeWithScore(node=ImageNode(image_url="https://img.example/a.png"), score=1.0)
+    MiragePostprocessor(mirage=mirage).postprocess_nodes([image], query_str="q")
+    [event] = recorder.events
+    assert event.decision == "fallback" and event.n_nodes == 1 and event.n_passages == 0
+    assert event.reason == "no evidence: 1 retrieved node holds no text to check"
+    assert event.reason == event.verdict.reason
+
+
 def test_handler_on_mirage_dispatcher_only(mirage, clean_nodes):
     own = get_dispatcher("mirage_llamaindex")
     handler = Recorder()

@@ -205,10 +205,21 @@ def test_a_node_with_audio_or_video_is_passed_over_whatever_its_text(fake_nli, c
     assert media.node_id not in {n.node.node_id for n in result.nodes}
 
 
-def test_only_unverifiable_nodes_means_no_evidence(pp):
-    result = pp.verify([NodeWithScore(node=ImageNode(image_url="https://img.example/a.png"))], "q")
-    assert result.nodes == [] and result.route == "fallback"
-    assert "no evidence" in result.verdict.reason and len(result.passed_over) == 1
+async def test_nodes_retrieved_but_all_passed_over_fall_back_saying_none_held_text(pp):
+    """Nothing is left to check, so the gate blocks as for an empty retrieval; the reason says
+    nodes were retrieved (not that none were)."""
+    image = NodeWithScore(node=ImageNode(image_url="https://img.example/a.png"), score=0.9)
+    blank = NodeWithScore(node=TextNode(text=" \n\t "), score=0.8)
+    for nodes, reason in (
+        ([image], "no evidence: 1 retrieved node holds no text to check"),
+        ([image, blank], "no evidence: 2 retrieved nodes hold no text to check"),
+    ):
+        for result in (pp.verify(nodes, "q"), await pp.averify(nodes, "q")):
+            assert result.nodes == [] and result.route == "fallback"
+            assert result.verdict.reason == reason == result.to_metadata()["reason"]
+            assert result.verdict.n_passages == 0
+            assert [p.index for p in result.passed_over] == list(range(len(nodes)))
+    assert pp.verify([], "q").verdict.reason == "no evidence: no passages were retrieved"
 
 
 def test_sources_and_domains_from_node_metadata():

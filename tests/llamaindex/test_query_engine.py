@@ -20,6 +20,7 @@ from llama_index.core.callbacks.base_handler import BaseCallbackHandler
 from llama_index.core.llms import CustomLLM, MockLLM
 from llama_index.core.llms.callbacks import llm_completion_callback
 from llama_index.core.prompts import PromptTemplate
+from llama_index.core.schema import NodeWithScore, TextNode
 
 from mirage_core import CallableNLI, Mirage, MirageConfig, Passage
 from mirage_llamaindex import MIRAGE_KEY, MiragePostprocessor, MirageQueryEngine
@@ -85,6 +86,17 @@ async def test_empty_retrieval_is_fallback_with_no_evidence(mirage, fixed_retrie
     for response in (engine.query("Who built it?"), await engine.aquery("Who built it?")):
         assert_fallback(response, [])
         assert "no evidence" in response.metadata[MIRAGE_KEY]["reason"]
+
+
+async def test_retrieval_of_nodes_without_text_is_fallback_saying_so(mirage, fixed_retriever):
+    nodes = [NodeWithScore(node=TextNode(text=t), score=0.5) for t in ("", "   ")]
+    engine = MirageQueryEngine(fixed_retriever(nodes), MockLLM(), mirage=mirage)
+    for response in (engine.query("Who built it?"), await engine.aquery("Who built it?")):
+        assert_fallback(response, [])
+        meta = response.metadata[MIRAGE_KEY]
+        assert meta["reason"] == "no evidence: 2 retrieved nodes hold no text to check"
+        assert meta["reason"] == meta["verdict"]["reason"]
+        assert [p["index"] for p in meta["passed_over"]] == [0, 1]
 
 
 class RetrievalFailed(RuntimeError):
