@@ -26,11 +26,16 @@ class HTTPNLI(RemoteNLI):
 
     Takes the arguments of :class:`~mirage_core.nli.remote.RemoteNLI`; ``url`` is the
     application's base URL including its route prefix, e.g. ``http://host:8000/nli``. The
-    column order of the answers comes from the server's ``/info`` route.
+    column order of the answers and the server's limits come from its ``/info`` route, read
+    again when the server refuses a request with 400 or 413.
     """
 
     info_route = protocol.INFO_ROUTE
     predict_route = protocol.PREDICT_ROUTE
+    #: 400 for more than ``max_batch_pairs`` pairs or a text over ``max_text_chars``, 413 for a
+    #: body over ``max_body_bytes``. A malformed request is answered 400 too: the limits read
+    #: again are then the same, and the call fails without a second try.
+    size_statuses = frozenset({400, 413})
 
     def _parse_info(self, body: Any) -> ServerInfo:
         if not isinstance(body, dict) or body.get("protocol") != protocol.PROTOCOL:

@@ -35,6 +35,7 @@ from mirage_core.nli.remote_http import (
     _import_httpx,
     _json,
     _RetryableStatus,
+    _SizeRefused,
     parse_retry_after,
 )
 from mirage_core.nli.retry import DeadlineExceeded
@@ -53,6 +54,15 @@ class ServerInfo:
     logits: bool = False  #: columns are raw scores (softmaxed over the 3 NLI labels here)
     max_text_chars: int | None = None  #: the server's limit on one premise or hypothesis
     max_body_bytes: int | None = None  #: the server's limit on one request body
+
+
+#: What a call works with: the server's info and the column of each label in its answers.
+_Known = tuple[ServerInfo, tuple[int, int, int]]
+
+
+def _limits(info: ServerInfo) -> tuple[int | None, int | None, int | None]:
+    """The limits of the server that shape a call's requests."""
+    return info.max_batch_pairs, info.max_text_chars, info.max_body_bytes
 
 
 def _encoded_bytes(text: str) -> int:
@@ -84,10 +94,19 @@ class RemoteNLI(CachedNLI):
     A call of either ends by its deadline (``options.retry.deadline_s``): ``apredict``
     exactly (it is cancelled); ``predict`` at most one read timeout later (a read already
     waiting is not interrupted).
+
+    The server's limits (from its info route) shape each call's requests. When the server
+    refuses a request for its size (an HTTP status in ``size_statuses``, as when it is
+    redeployed with smaller limits), the call reads the info route again and, if the limits
+    changed, sends its pairs once more under the new ones; when they did not change, or the
+    second try is refused too, it raises NLIError. A call refused after another call has read
+    the info route again uses that reading.
     """
 
     info_route: ClassVar[str]
     predict_route: ClassVar[str]
+    #: HTTP statuses by which the server refuses a request for its size.
+    size_statuses: ClassVar[frozenset[int]] = frozenset({413})
 
     def __init__(
         self,
@@ -114,8 +133,7 @@ class RemoteNLI(CachedNLI):
         self._aclients: dict[asyncio.AbstractEventLoop, Any] = {}
         self._gates: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
         self._lock = threading.Lock()
-        self._info: ServerInfo | None = None
-        self._columns: tuple[int, int, int] | None = None
+        self._known: _Known | None = None
 
     # -- what a subclass provides ------------------------------------------------------------
 
@@ -132,23 +150,19 @@ class RemoteNLI(CachedNLI):
     # -- public surface ----------------------------------------------------------------------
 
     def server_info(self, *, deadline_at: float | None = None) -> ServerInfo:
-        """The server's info (fetched once, with retries); NLIError when it cannot be read."""
-        if self._info is None:
-            self._set_info(self._send("GET", self.info_route, deadline_at=deadline_at))
-        assert self._info is not None
-        return self._info
+        """The server's info (fetched at first contact, with retries, and again when the server
+        refuses a request for its size); NLIError when it cannot be read."""
+        return self._contact(deadline_at)[0]
 
     async def aserver_info(self, *, deadline_at: float | None = None) -> ServerInfo:
         """:meth:`server_info` for asyncio callers."""
-        if self._info is None:
-            self._set_info(await self._asend("GET", self.info_route, deadline_at=deadline_at))
-        assert self._info is not None
-        return self._info
+        return (await self._acontact(deadline_at))[0]
 
     @property
     def label_columns(self) -> tuple[int, int, int] | None:
         """Server column of entailment, neutral and contradiction (None before first contact)."""
-        return self._columns
+        known = self._known
+        return None if known is None else known[1]
 
     def close(self) -> None:
         """Close the sync client's connections, and drop the async clients of event loops that
@@ -182,18 +196,75 @@ class RemoteNLI(CachedNLI):
 
     def _predict_uncached(self, premises: list[str], hypotheses: list[str]) -> np.ndarray:
         deadline_at = self.options.retry.deadline_at()
-        info = self.server_info(deadline_at=deadline_at)
+        known = self._contact(deadline_at)
+        try:
+            return self._predict_under(known, premises, hypotheses, deadline_at)
+        except _SizeRefused:
+            fresh = self._reread(known, deadline_at)
+            if _limits(fresh[0]) == _limits(known[0]):
+                raise
+            return self._predict_under(fresh, premises, hypotheses, deadline_at)
+
+    async def _apredict_uncached(self, premises: list[str], hypotheses: list[str]) -> np.ndarray:
+        deadline_at = self.options.retry.deadline_at()
+        known = await self._acontact(deadline_at)
+        try:
+            return await self._apredict_under(known, premises, hypotheses, deadline_at)
+        except _SizeRefused:
+            fresh = await self._areread(known, deadline_at)
+            if _limits(fresh[0]) == _limits(known[0]):
+                raise
+            return await self._apredict_under(fresh, premises, hypotheses, deadline_at)
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _contact(self, deadline_at: float | None, *, again: bool = False) -> _Known:
+        """The server's info and label columns, read from its info route at first contact
+        (or ``again``)."""
+        known = self._known
+        if known is None or again:
+            known = self._set_info(self._send("GET", self.info_route, deadline_at=deadline_at))
+        return known
+
+    async def _acontact(self, deadline_at: float | None, *, again: bool = False) -> _Known:
+        known = self._known
+        if known is None or again:
+            body = await self._asend("GET", self.info_route, deadline_at=deadline_at)
+            known = self._set_info(body)
+        return known
+
+    def _reread(self, stale: _Known, deadline_at: float | None) -> _Known:
+        """The info after a request made under ``stale`` was refused for its size: read
+        again, unless another call has read it since ``stale``."""
+        known = self._known
+        if known is not None and known is not stale:
+            return known
+        return self._contact(deadline_at, again=True)
+
+    async def _areread(self, stale: _Known, deadline_at: float | None) -> _Known:
+        known = self._known
+        if known is not None and known is not stale:
+            return known
+        return await self._acontact(deadline_at, again=True)
+
+    def _predict_under(
+        self, known: _Known, premises: list[str], hypotheses: list[str], deadline_at: float | None
+    ) -> np.ndarray:
+        """One try of a ``predict`` call under the server's ``known`` info."""
+        info = known[0]
         parts = [
             self._checked_decode(
                 self._send("POST", self.predict_route, self._encode(p, h), deadline_at), p, info
             )
             for p, h in self._chunks(premises, hypotheses, info)
         ]
-        return self._to_probs(parts, info)
+        return self._to_probs(parts, known)
 
-    async def _apredict_uncached(self, premises: list[str], hypotheses: list[str]) -> np.ndarray:
-        deadline_at = self.options.retry.deadline_at()
-        info = await self.aserver_info(deadline_at=deadline_at)
+    async def _apredict_under(
+        self, known: _Known, premises: list[str], hypotheses: list[str], deadline_at: float | None
+    ) -> np.ndarray:
+        """One try of an ``apredict`` call under the server's ``known`` info."""
+        info = known[0]
         gate = self._gate()
 
         async def one(p: list[str], h: list[str]) -> np.ndarray:
@@ -215,9 +286,7 @@ class RemoteNLI(CachedNLI):
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             raise
-        return self._to_probs(list(parts), info)
-
-    # -- internals ---------------------------------------------------------------------------
+        return self._to_probs(list(parts), known)
 
     def _client_kwargs(self) -> dict[str, Any]:
         httpx, opts = self._httpx, self.options
@@ -260,7 +329,7 @@ class RemoteNLI(CachedNLI):
             gate = self._gates[loop] = asyncio.Semaphore(self.options.max_concurrent_requests)
         return gate
 
-    def _set_info(self, body: Any) -> None:
+    def _set_info(self, body: Any) -> _Known:
         try:
             info = self._parse_info(body)
             columns = resolve_label_columns(
@@ -270,8 +339,10 @@ class RemoteNLI(CachedNLI):
             )
         except (ValueError, KeyError, TypeError) as exc:
             raise NLIError(f"{self!r}: cannot use the server's info: {exc}") from exc
+        known = (info, columns)
         with self._lock:
-            self._info, self._columns = info, columns
+            self._known = known
+        return known
 
     def _chunks(
         self, premises: list[str], hypotheses: list[str], info: ServerInfo
@@ -302,11 +373,11 @@ class RemoteNLI(CachedNLI):
             out.append((premises[start:], hypotheses[start:]))
         return out
 
-    def _to_probs(self, parts: Sequence[np.ndarray], info: ServerInfo) -> np.ndarray:
+    def _to_probs(self, parts: Sequence[np.ndarray], known: _Known) -> np.ndarray:
+        info, columns = known
         width = len(info.labels)
         scores = np.concatenate(parts, axis=0) if parts else np.empty((0, width))
-        assert self._columns is not None
-        picked = scores[:, list(self._columns)]
+        picked = scores[:, list(columns)]
         return _softmax(picked) if info.logits and len(picked) else picked
 
     def _checked_decode(self, body: Any, premises: list[str], info: ServerInfo) -> np.ndarray:
@@ -346,7 +417,8 @@ class RemoteNLI(CachedNLI):
             after = parse_retry_after(response.headers.get("retry-after"))
             raise _RetryableStatus(status, text, after)
         if status >= 400:
-            raise NLIError(
+            error = _SizeRefused if status in self.size_statuses else NLIError
+            raise error(
                 f"{self!r}: {response.request.method} {response.request.url.path} answered "
                 f"HTTP {status}: {text}"
             )

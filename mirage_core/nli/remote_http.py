@@ -1,6 +1,7 @@
 """The HTTP pieces of the remote NLI backends that hold no connection: their transport settings
 (:class:`HTTPOptions`), the lazy httpx import, the HTTP statuses worth a retry with the
-``Retry-After`` wait they carry, and strict JSON decoding of an answer.
+``Retry-After`` wait they carry, the error of a request refused for its size, and strict JSON
+decoding of an answer.
 
 :class:`~mirage_core.nli.remote.RemoteNLI` sends the requests with them. httpx is imported when a
 backend is built, never when this module is imported.
@@ -16,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from mirage_core.errors import NLIError
 from mirage_core.nli.retry import RetryPolicy
 
 __all__ = ["RETRY_STATUSES", "HTTPOptions", "parse_retry_after"]
@@ -84,6 +86,11 @@ class _RetryableStatus(Exception):
         super().__init__(f"HTTP {status}: {body[:300]}")
         self.status = status
         self.retry_after = retry_after
+
+
+class _SizeRefused(NLIError):
+    """The server refused a request for its size (an HTTP status of the backend's
+    ``size_statuses``): the limits read from its info route may be out of date."""
 
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:

@@ -9,12 +9,16 @@ Example (in a Ray task, actor or another deployment)::
 
 ray is imported when the backend is built. A replica that dies under a call, a timeout or Serve's
 back-pressure is retried (:class:`~mirage_core.nli.retry.RetryPolicy`); the last failure raises
-:class:`~mirage_core.errors.NLIError`, so the engine's ``nli_error_policy`` applies.
+:class:`~mirage_core.errors.NLIError`, so the engine's ``nli_error_policy`` applies. An attempt
+that ends without its answer (its timeout passed, the caller was cancelled) cancels its request
+(``DeploymentResponse.cancel()``) before the next attempt is sent, so that no replica goes on
+scoring pairs nobody waits for.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from typing import Any
 
@@ -38,6 +42,14 @@ def _transient_types() -> tuple[type[BaseException], ...]:
     return (*found, BackPressureError, TimeoutError, asyncio.TimeoutError)
 
 
+def _cancel(response: Any) -> None:
+    """Cancel a request whose answer will not be read (best effort, as Serve's cancel is). An
+    error it raises is dropped (Serve raises again the failure of a request that never reached
+    a replica): the attempt's own error is the one that propagates."""
+    with contextlib.suppress(Exception):
+        response.cancel()
+
+
 class ServeHandleNLI(CachedNLI):
     """Calls the ``predict`` method of a ``mirage serve`` deployment through a handle.
 
@@ -46,7 +58,7 @@ class ServeHandleNLI(CachedNLI):
             the ingress handle of the application ``app_name``.
         app_name: the Serve application's name (``ServeConfig.name``). Default ``"mirage-nli"``.
         timeout_s: limit of one attempt, seconds (cut to the time left before the
-            deadline). Default 30.
+            deadline); a request that passes it is cancelled. Default 30.
         retry: retries of dead replicas, timeouts and back-pressure, and the total deadline
             of one call (default :class:`~mirage_core.nli.retry.RetryPolicy`).
         cache_size: entries of the LRU pair cache (0 disables it).
@@ -100,7 +112,12 @@ class ServeHandleNLI(CachedNLI):
 
         def attempt() -> np.ndarray:
             timeout = self._attempt_timeout(deadline_at)
-            return self.handle.predict.remote(premises, hypotheses).result(timeout_s=timeout)
+            response = self.handle.predict.remote(premises, hypotheses)
+            try:
+                return response.result(timeout_s=timeout)
+            except BaseException:
+                _cancel(response)
+                raise
 
         try:
             return self.retry.call(attempt, self._is_transient, deadline_at=deadline_at)
@@ -111,10 +128,13 @@ class ServeHandleNLI(CachedNLI):
         deadline_at = self.retry.deadline_at()
 
         async def attempt() -> np.ndarray:
-            return await asyncio.wait_for(
-                self.handle.predict.remote(premises, hypotheses),
-                self._attempt_timeout(deadline_at),
-            )
+            timeout = self._attempt_timeout(deadline_at)
+            response = self.handle.predict.remote(premises, hypotheses)
+            try:
+                return await asyncio.wait_for(response, timeout)
+            except BaseException:
+                _cancel(response)
+                raise
 
         try:
             return await self.retry.acall(attempt, self._is_transient, deadline_at=deadline_at)

@@ -62,6 +62,7 @@ class MirageServer:
         self.max_body_bytes = max_body_bytes
         self.labels = list(labels)
         self.requests: list[tuple[str, str, int]] = []  # (method, path, pairs)
+        self.statuses: list[int] = []  # of each answer, in order
         self.failures: list[object] = []  # consumed one per predict request: status or exception
 
     def info(self) -> dict:
@@ -75,6 +76,11 @@ class MirageServer:
         }
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
+        response = self.answer(request)
+        self.statuses.append(response.status_code)
+        return response
+
+    def answer(self, request: httpx.Request) -> httpx.Response:
         path = request.url.path
         if request.method == "GET" and path.endswith("/info"):
             self.requests.append(("GET", path, 0))
@@ -168,6 +174,96 @@ def test_texts_are_cut_to_the_server_s_limit_and_bodies_split_by_size() -> None:
     assert len(server.predict_sizes) > 1 and sum(server.predict_sizes) == len(premises)
     want = reference_probs([p[:10_000] for p in premises], [h[:10_000] for h in hypotheses])
     np.testing.assert_allclose(probs, want, atol=1e-12)
+
+
+@pytest.fixture(params=["predict", "apredict"])
+def call(request):
+    """``call(nli, premises, hypotheses)``: the scores by ``predict``, or by ``apredict`` on a
+    fresh event loop."""
+    import asyncio
+
+    if request.param == "predict":
+        return lambda nli, p, h: nli.predict(p, h)
+    return lambda nli, p, h: asyncio.run(nli.apredict(p, h))
+
+
+def info_reads(server: MirageServer) -> int:
+    return sum(method == "GET" for method, _, _ in server.requests)
+
+
+@pytest.mark.parametrize(
+    ("shrink", "refusal"),
+    [
+        ({"max_body_bytes": 600}, 413),
+        ({"max_batch_pairs": 3}, 400),
+        ({"max_text_chars": 20}, 400),
+    ],
+)
+def test_limits_are_read_again_when_the_server_refuses_a_request_for_its_size(
+    call, shrink, refusal
+) -> None:
+    server = MirageServer(max_batch_pairs=64, max_text_chars=10_000, max_body_bytes=60_000)
+    nli = http_nli(server)
+    call(nli, PREMISES[:1], HYPOTHESES[:1])
+    for name, value in shrink.items():  # the server is redeployed with a smaller limit
+        setattr(server, name, value)
+    server.requests.clear()
+    server.statuses.clear()
+    premises, hypotheses = PREMISES[1:], HYPOTHESES[1:]
+    probs = call(nli, premises, hypotheses)
+    # refused once under the old limits, /info read again, every request answered after it
+    assert server.statuses[0] == refusal and server.statuses.count(refusal) == 1
+    assert info_reads(server) == 1
+    info = nli.server_info()
+    assert {name: getattr(info, name) for name in shrink} == shrink
+    cut = shrink.get("max_text_chars")
+    want = reference_probs([p[:cut] for p in premises], [h[:cut] for h in hypotheses])
+    np.testing.assert_allclose(probs, want, atol=1e-12)
+    # the next call is sent under the new limits at once
+    server.requests.clear()
+    server.statuses.clear()
+    call(nli, PREMISES, HYPOTHESES)
+    assert info_reads(server) == 0 and set(server.statuses) == {200}
+
+
+def test_a_refusal_under_unchanged_limits_is_not_tried_again(call) -> None:
+    server = MirageServer(max_body_bytes=60_000)
+    server.failures = [413]  # a proxy in front refuses the body; /info says nothing new
+    nli = http_nli(server)
+    with pytest.raises(NLIError, match="HTTP 413"):
+        call(nli, PREMISES[:2], HYPOTHESES[:2])
+    assert [method for method, _, _ in server.requests] == ["GET", "POST", "GET"]
+
+
+def test_limits_are_read_again_once_per_call(call) -> None:
+    server = MirageServer(max_body_bytes=60_000)
+
+    def shrinking(request: httpx.Request) -> httpx.Response:
+        if request.method == "GET":  # every reading of /info gives a smaller limit
+            server.max_body_bytes -= 1000
+            return server(request)
+        server.requests.append(("POST", request.url.path, 0))
+        return httpx.Response(413, text="body too long")
+
+    with pytest.raises(NLIError, match="HTTP 413"):
+        call(http_nli(shrinking), PREMISES[:2], HYPOTHESES[:2])
+    assert [method for method, _, _ in server.requests] == ["GET", "POST", "GET", "POST"]
+
+
+async def test_calls_refused_together_all_end_under_the_new_limits() -> None:
+    import asyncio
+
+    server = MirageServer(max_batch_pairs=64)
+    nli = http_nli(server, max_concurrent_requests=8)
+    await nli.apredict(PREMISES[:1], HYPOTHESES[:1])
+    server.max_batch_pairs = 2
+    server.requests.clear()
+    calls = [(PREMISES[i:], HYPOTHESES[i:]) for i in range(1, 9)]
+    results = await asyncio.gather(*(nli.apredict(p, h) for p, h in calls))
+    for (p, h), probs in zip(calls, results, strict=True):
+        np.testing.assert_allclose(probs, reference_probs(p, h), atol=1e-12)
+    assert 1 <= info_reads(server) <= len(calls)  # at most one reading per call
+    assert nli.server_info().max_batch_pairs == 2
 
 
 def test_an_event_loop_s_client_is_dropped_once_the_loop_ends() -> None:
@@ -341,6 +437,16 @@ async def test_tei_scores_are_softmaxed_in_the_label_order_of_info() -> None:
 def test_tei_refuses_models_that_are_not_nli(model_type, match) -> None:
     with pytest.raises(NLIError, match=match):
         tei_nli(TEIServer(model_type)).predict(PREMISES[:1], HYPOTHESES[:1])
+
+
+def test_tei_reads_its_batch_limit_again_after_a_413() -> None:
+    server = TEIServer(max_client_batch_size=8)
+    nli = tei_nli(server)
+    nli.predict(PREMISES[:1], HYPOTHESES[:1])
+    server.max_client_batch_size = 2
+    probs = nli.predict(PREMISES, HYPOTHESES)
+    np.testing.assert_allclose(probs, reference_probs(PREMISES, HYPOTHESES), atol=1e-9)
+    assert [len(b["inputs"]) for b in server.bodies[1:]] == [8, 2, 2, 2, 2, 2, 1]
 
 
 # -- the engine on a remote backend ---------------------------------------------------------
