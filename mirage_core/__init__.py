@@ -6,7 +6,13 @@
 
 from mirage_core.config import MirageConfig
 from mirage_core.defense import Mirage
-from mirage_core.errors import EmbeddingError, MirageError, ModelNotFoundError, NLIError
+from mirage_core.errors import (
+    DuplicateKeyError,
+    EmbeddingError,
+    MirageError,
+    ModelNotFoundError,
+    NLIError,
+)
 from mirage_core.graph import ClaimGraph
 from mirage_core.nli.base import CallableNLI, NLIBackend
 from mirage_core.types import Claim, Passage
@@ -18,6 +24,7 @@ __all__ = [
     "CallableNLI",
     "Claim",
     "ClaimGraph",
+    "DuplicateKeyError",
     "Edge",
     "EmbeddingError",
     "Mirage",

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from mirage_core.checks import markdown_table, rule, validate
+from mirage_core.errors import DuplicateKeyError
+from mirage_core.jsonl import json_loads
 from mirage_core.method_settings import (
     AnswerConflictContext,
     AnswerConflictScope,
@@ -233,9 +235,12 @@ class MirageConfig:
     def from_file(cls, path: str | Path) -> MirageConfig:
         """Load a JSON file written by :meth:`to_file` or ``mirage calibrate`` (the settings at
         top level or under a ``"config"`` key). ``ValueError`` names the file when it is not
-        UTF-8 JSON."""
+        UTF-8 JSON, and :class:`~mirage_core.errors.DuplicateKeyError` the file and the key when
+        an object in it repeats a key."""
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8-sig"))
+            data = json_loads(Path(path).read_text(encoding="utf-8-sig"))
+        except DuplicateKeyError as exc:
+            raise DuplicateKeyError(exc.key, str(path)) from None
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise ValueError(f"{path}: not a UTF-8 JSON file ({exc})") from None
         except RecursionError:

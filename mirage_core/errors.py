@@ -30,3 +30,21 @@ class EmbeddingError(MirageError):
 
 class ModelNotFoundError(MirageError, FileNotFoundError):
     """An NLI model could not be found locally and could not be downloaded."""
+
+
+class DuplicateKeyError(MirageError, ValueError):
+    """A JSON object of the input names the same key twice.
+
+    Python's ``json`` keeps the last value of a repeated key; mirage refuses the ambiguity
+    wherever it reads JSON it did not write itself (configuration files, passage rows, HTTP
+    bodies). ``key`` is the repeated key; ``where`` the file (and line) where the reader knows
+    it, and the message names both.
+    """
+
+    def __init__(self, key: str, where: str | None = None) -> None:
+        self.key = key
+        self.where = where
+        super().__init__(f"{where + ': ' if where else ''}duplicate key {key!r} in a JSON object")
+
+    def __reduce__(self) -> tuple[type[DuplicateKeyError], tuple[str, str | None]]:
+        return type(self), (self.key, self.where)

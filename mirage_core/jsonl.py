@@ -1,4 +1,6 @@
-"""Reading JSONL files of objects, with errors that name the file and line."""
+"""Reading JSON that mirage did not write: JSONL files of objects, with errors that name the
+file and line, and JSON text in which an object that repeats a key is an error
+(:class:`~mirage_core.errors.DuplicateKeyError`), never its last value read silently."""
 
 from __future__ import annotations
 
@@ -8,13 +10,35 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-__all__ = ["iter_jsonl"]
+from mirage_core.errors import DuplicateKeyError
+
+__all__ = ["iter_jsonl", "json_loads", "unique_keys"]
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An ``object_pairs_hook`` for :func:`json.loads`: the object as a dict;
+    :class:`~mirage_core.errors.DuplicateKeyError` when it names a key twice."""
+    obj = dict(pairs)
+    if len(obj) < len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKeyError(key)
+            seen.add(key)
+    return obj
+
+
+def json_loads(text: str | bytes, **kwargs: Any) -> Any:
+    """:func:`json.loads` (``kwargs`` go to it) with a repeated key in any object an error,
+    :class:`~mirage_core.errors.DuplicateKeyError` naming the key."""
+    return json.loads(text, object_pairs_hook=unique_keys, **kwargs)
 
 
 def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line number, object)`` for every non-blank line; ``ValueError`` on a line that is
-    not UTF-8 text, not JSON or not a JSON object, naming the file and line. A byte-order mark
-    that opens the file is read past."""
+    not UTF-8 text, not JSON or not a JSON object, and
+    :class:`~mirage_core.errors.DuplicateKeyError` on one with an object that repeats a key,
+    naming the file and line. A byte-order mark that opens the file is read past."""
     with open(path, "rb") as fh:
         for lineno, raw in enumerate(fh, 1):
             if lineno == 1 and raw.startswith(codecs.BOM_UTF8):
@@ -30,7 +54,9 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 def _object(path: str | Path, lineno: int, line: str) -> dict[str, Any]:
     try:
-        row = json.loads(line)
+        row = json_loads(line)
+    except DuplicateKeyError as exc:
+        raise DuplicateKeyError(exc.key, f"{path}:{lineno}") from None
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
     except RecursionError:

@@ -233,9 +233,35 @@ class Verdict:
         return out
 
     # -- conversions -------------------------------------------------------------------
+    def _claim_fields(self) -> list[dict[str, Any]]:
+        """Each claim's fields as :meth:`to_dict` writes them and :meth:`to_networkx` puts them
+        on its node."""
+        selected = set(self.selected)
+        return [
+            {
+                "index": c.index,
+                "text": c.text,
+                "passage_index": c.passage_index,
+                "span": [c.start, c.end],
+                "source": c.source,
+                "domain": c.domain,
+                "group": c.group,
+                "retrieval_score": _finite(c.retrieval_score),
+                "score": _finite(float(self.scores[c.index])) if self.scores.size else None,
+                "support": int(self.support[c.index]) if self.support.size else 0,
+                "relevance": None
+                if self.relevance is None
+                else round(float(self.relevance[c.index]), 4),
+                "selected": c.index in selected,
+                "corroborated": None
+                if self.corroborated is None
+                else bool(self.corroborated[c.index]),
+            }
+            for c in self.claims
+        ]
+
     def to_dict(self, *, include_edges: bool = True) -> dict[str, Any]:
         """A JSON-safe dict (NaN becomes ``None``)."""
-        selected = set(self.selected)
         data: dict[str, Any] = {
             "schema_version": SCHEMA_VERSION,
             "query": self.query,
@@ -245,28 +271,7 @@ class Verdict:
             "d_src": self.d_src,
             "selected": list(self.selected),
             "n_passages": self.n_passages,
-            "claims": [
-                {
-                    "index": c.index,
-                    "text": c.text,
-                    "passage_index": c.passage_index,
-                    "span": [c.start, c.end],
-                    "source": c.source,
-                    "domain": c.domain,
-                    "group": c.group,
-                    "retrieval_score": _finite(c.retrieval_score),
-                    "score": _finite(float(self.scores[c.index])) if self.scores.size else None,
-                    "support": int(self.support[c.index]) if self.support.size else 0,
-                    "relevance": None
-                    if self.relevance is None
-                    else round(float(self.relevance[c.index]), 4),
-                    "selected": c.index in selected,
-                    "corroborated": None
-                    if self.corroborated is None
-                    else bool(self.corroborated[c.index]),
-                }
-                for c in self.claims
-            ],
+            "claims": self._claim_fields(),
             "thresholds": dict(self.thresholds),
             "candidate_stats": dict(self.candidate_stats),
             "timings": {k: round(v, 6) for k, v in self.timings.items()},
@@ -304,36 +309,57 @@ class Verdict:
 
         return render_html(self, passages, title=title)
 
-    def to_networkx(self):
-        """The claim graph as a ``networkx.DiGraph``: nodes carry claim fields, s(c), n(c) and
-        whether they are in S*; edges carry probabilities and weights."""
+    def to_networkx(self) -> Any:
+        """The claim graph as a ``networkx.DiGraph`` that carries what :meth:`to_dict` writes of
+        each claim and edge, under the same names.
+
+        - Node ``i`` is claim ``i``; its attributes are its entry of ``to_dict()["claims"]``:
+          ``index``, ``text``, ``passage_index``, ``span`` (``[start, end]`` in the passage),
+          ``source``, ``domain``, ``group`` (its independence group), ``retrieval_score``,
+          ``score`` (s(c)), ``support`` (n(c)), ``relevance`` (rounded to 4 places; ``None``:
+          relevance off), ``selected`` (whether it is in :attr:`selected`) and
+          ``corroborated`` (``None`` where no step read corroboration). ``score`` and
+          ``retrieval_score`` are ``None`` where not finite or not computed.
+        - Edge ``(premise, hypothesis)`` carries ``p_entail``, ``p_neutral``, ``p_contra``
+          (``to_dict``'s ``p``, unrounded, named as :class:`Edge` names them), ``w_supp`` and
+          ``w_contr``.
+        - The graph's attributes (``graph.graph``): ``query``, ``decision``, ``reason``,
+          ``r_contr``, ``d_src``, ``selected`` (:attr:`selected`, in pick order),
+          ``n_passages``, ``nli_error``, ``embedding_error`` and ``unchecked``
+          (:attr:`unchecked`).
+
+        The settings, gate outcomes and per-passage records (quarantine, redundancy filter, lone
+        facts) stay on the verdict (:attr:`extras`, :attr:`gate`, :attr:`thresholds`).
+        """
         import networkx as nx
 
         graph = nx.DiGraph(
-            query=self.query, decision=self.decision, r_contr=self.r_contr, d_src=self.d_src
+            query=self.query,
+            decision=self.decision,
+            reason=self.reason,
+            r_contr=self.r_contr,
+            d_src=self.d_src,
+            selected=self.selected,
+            n_passages=self.n_passages,
+            nli_error=self.nli_error,
+            embedding_error=self.embedding_error,
+            unchecked=self.unchecked,
         )
-        selected = set(self.selected)
-        for c in self.claims:
-            graph.add_node(
-                c.index,
-                text=c.text,
-                passage_index=c.passage_index,
-                source=c.source,
-                domain=c.domain,
-                score=float(self.scores[c.index]) if self.scores.size else 0.0,
-                support=int(self.support[c.index]) if self.support.size else 0,
-                selected=c.index in selected,
-            )
-        for e in self.edges:
-            graph.add_edge(
+        graph.add_nodes_from((attrs["index"], attrs) for attrs in self._claim_fields())
+        graph.add_edges_from(
+            (
                 e.premise,
                 e.hypothesis,
-                p_entail=e.p_entail,
-                p_neutral=e.p_neutral,
-                p_contra=e.p_contra,
-                w_supp=e.w_supp,
-                w_contr=e.w_contr,
+                {
+                    "p_entail": e.p_entail,
+                    "p_neutral": e.p_neutral,
+                    "p_contra": e.p_contra,
+                    "w_supp": e.w_supp,
+                    "w_contr": e.w_contr,
+                },
             )
+            for e in self.edges
+        )
         return graph
 
     def explain(self, max_claims: int = 10) -> str:

@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from mirage_core.errors import NLIError
+from mirage_core.errors import DuplicateKeyError, NLIError
 from mirage_core.nli.base import CachedNLI
 from mirage_core.nli.label_columns import resolve_label_columns
 from mirage_core.nli.remote_http import (
@@ -424,6 +424,8 @@ class RemoteNLI(CachedNLI):
             )
         try:
             return _json(content)
+        except DuplicateKeyError as exc:
+            raise NLIError(f"{self!r}: the answer is ambiguous: {exc}") from exc
         except ValueError as exc:
             raise NLIError(f"{self!r}: the answer is not JSON: {text[:200]!r}") from exc
 

@@ -10,7 +10,6 @@ backend is built, never when this module is imported.
 from __future__ import annotations
 
 import email.utils
-import json
 import math
 import time
 from collections.abc import Mapping
@@ -18,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mirage_core.errors import NLIError
+from mirage_core.jsonl import json_loads
 from mirage_core.nli.retry import RetryPolicy
 
 __all__ = ["RETRY_STATUSES", "HTTPOptions", "parse_retry_after"]
@@ -116,8 +116,10 @@ def _no_constants(name: str) -> Any:
 
 
 def _json(content: bytes) -> Any:
-    """Strict JSON: no NaN/Infinity; too deep a nesting is an error, not a crash."""
+    """Strict JSON: no NaN/Infinity, no object that repeats a key
+    (:class:`~mirage_core.errors.DuplicateKeyError`); too deep a nesting is an error, not a
+    crash."""
     try:
-        return json.loads(content, parse_constant=_no_constants)
+        return json_loads(content, parse_constant=_no_constants)
     except RecursionError as exc:
         raise ValueError("the JSON is nested too deeply") from exc

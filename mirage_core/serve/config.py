@@ -15,6 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from mirage_core.errors import DuplicateKeyError
+from mirage_core.jsonl import json_loads
+
 __all__ = ["ServeConfig"]
 
 
@@ -157,11 +160,15 @@ class ServeConfig:
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str]) -> ServeConfig:
-        """Read a JSON or TOML (``.toml``) file of ServeConfig fields."""
+        """Read a JSON or TOML (``.toml``) file of ServeConfig fields. A key given twice is an
+        error (:class:`~mirage_core.errors.DuplicateKeyError` in JSON, naming the file and the
+        key; TOML refuses it itself)."""
         path = Path(path)
         text = path.read_text(encoding="utf-8")
         try:
-            data = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
+            data = tomllib.loads(text) if path.suffix == ".toml" else json_loads(text)
+        except DuplicateKeyError as exc:
+            raise DuplicateKeyError(exc.key, str(path)) from None
         except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
             raise ValueError(
                 f"{path}: not valid {path.suffix.lstrip('.') or 'JSON'}: {exc}"

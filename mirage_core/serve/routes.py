@@ -12,7 +12,8 @@ What a request meets, in order:
 - a pydantic model of the body (400): a JSON object ``{"pairs": [[premise, hypothesis],
   ...]}`` and nothing else, at most ``max_batch_pairs`` pairs of strings of at most
   ``max_text_chars`` characters; JSON nested too deeply or holding a lone surrogate is invalid
-  JSON (pydantic's parser has a recursion limit), never a crash;
+  JSON (pydantic's parser has a recursion limit), never a crash; a body that passes the model
+  is read once more to refuse a repeated ``"pairs"`` key (the model would keep the last);
 - the backend: an error it raises on this request's pairs is answered 422 (``ValueError``,
   ``TypeError``, ``UnicodeError``: the input) or 503 (anything else: the model), never 500, and
   never fails the other requests merged into the same batch (:meth:`NLIService.score_many`
@@ -34,7 +35,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 import mirage_core.nli.protocol as protocol
-from mirage_core.errors import NLIError
+from mirage_core.errors import DuplicateKeyError, NLIError
+from mirage_core.jsonl import json_loads
 from mirage_core.nli.base import LABELS, PairCache
 from mirage_core.serve.config import ServeConfig
 
@@ -228,12 +230,14 @@ class NLIService:
             )
         try:
             parsed = self._model.model_validate_json(body)
-        except ValidationError as exc:
+            json_loads(body)  # the model keeps the last of a repeated key: refuse the ambiguity
+        except (ValidationError, DuplicateKeyError) as exc:
+            detail = _errors(exc) if isinstance(exc, ValidationError) else str(exc)
             return JSONResponse(
                 {
                     "error": 'malformed request: expected {"pairs": [[premise, hypothesis], '
                     f"...]}}, at most {self.cfg.max_batch_pairs} pairs, each a pair of strings "
-                    f"of at most {self.cfg.max_text_chars} characters ({_errors(exc)})"
+                    f"of at most {self.cfg.max_text_chars} characters ({detail})"
                 },
                 status_code=400,
             )

@@ -53,6 +53,7 @@ def test_defend_independence_flag_overrides_the_config(passages_file, patched_nl
         ('{"text": "ok", "domain": ["x"]}\n', r"bad\.jsonl:1: Passage\.domain must be str"),
         ('{"text": "ok", "metadata": "m"}\n', r"bad\.jsonl:1: Passage\.metadata must be a"),
         ("[" * 100_000 + "\n", r"bad\.jsonl:1: JSON nested too deeply"),
+        ('{"text": "ok"}\n{"text": "a", "text": "b"}\n', r"bad\.jsonl:2: duplicate key 'text'"),
     ],
 )
 def test_a_bad_row_is_an_error_naming_its_file_and_line(

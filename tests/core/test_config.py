@@ -5,6 +5,7 @@ import pytest
 
 from mirage_core import MirageConfig
 from mirage_core.config import MethodSettings
+from mirage_core.errors import DuplicateKeyError
 
 
 def test_defaults_and_paper():
@@ -188,6 +189,22 @@ def test_round_trips_through_file_pickle_and_copy(tmp_path):
 def test_an_unknown_field_at_either_level_is_refused(data):
     with pytest.raises(ValueError, match="bogus"):
         MirageConfig.from_dict(data)
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ('{"d_min": 1, "r_max": 0.2, "d_min": 3}', "d_min"),
+        ('{"config": {"d_min": 3}, "config": {"d_min": 1}}', "config"),
+        ('{"method": {"kappa": 0.5, "kappa": 0.9}}', "kappa"),
+        ('{"trust": {"a.org": 1.0, "a.org": 0.0}}', "a.org"),
+    ],
+)
+def test_a_config_file_that_repeats_a_key_is_refused_naming_file_and_key(tmp_path, text, key):
+    path = tmp_path / "cfg.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(DuplicateKeyError, match=rf"cfg\.json: duplicate key '{key}'"):
+        MirageConfig.from_file(path)
 
 
 def test_a_setting_given_at_both_levels_is_refused():

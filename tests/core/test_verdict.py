@@ -186,11 +186,22 @@ def test_to_networkx_carries_each_claim_and_edge_as_the_verdict_holds_it(clean_v
     assert g.graph == {
         "query": QUERY,
         "decision": v.decision,
+        "reason": v.reason,
         "r_contr": v.r_contr,
         "d_src": v.d_src,
+        "selected": v.selected,
+        "n_passages": v.n_passages,
+        "nli_error": None,
+        "embedding_error": None,
+        "unchecked": False,
     }
-    for c in v.claims:
-        assert g.nodes[c.index] == _claim_fields(v, c)
+    claims = v.to_dict()["claims"]
+    assert list(g.nodes) == [d["index"] for d in claims]
+    for c, d in zip(v.claims, claims, strict=True):
+        assert g.nodes[c.index] == d  # the same fields under the same names
+        assert d["span"] == [c.start, c.end] and d["relevance"] is not None
+        assert d["corroborated"] is not None and d["group"] == c.group
+    assert any(d["selected"] for _, d in g.nodes(data=True))
     for e in v.edges:
         assert g.edges[e.premise, e.hypothesis] == {
             "p_entail": e.p_entail,
@@ -199,6 +210,18 @@ def test_to_networkx_carries_each_claim_and_edge_as_the_verdict_holds_it(clean_v
             "w_supp": e.w_supp,
             "w_contr": e.w_contr,
         }
+
+
+def test_to_networkx_says_when_the_delivered_claims_are_unchecked(clean_passages):
+    from mirage_core import CallableNLI
+    from tests.conftest import down_nli
+
+    config = NO_SIGNALS.replace(nli_error_policy="pass_through")
+    v = Mirage(config, CallableNLI(down_nli)).defend(QUERY, clean_passages)
+    g = v.to_networkx()
+    assert v.unchecked and g.graph["unchecked"] is True
+    assert g.graph["nli_error"] == v.nli_error is not None
+    assert [n for n, d in g.nodes(data=True) if d["selected"]] == sorted(v.selected) != []
 
 
 def test_to_json_takes_json_dumps_options_and_include_edges(fake_nli, clean_passages):

@@ -312,6 +312,10 @@ def test_retry_deadline_stops_retrying() -> None:
     [
         (httpx.Response(400, text="bad pairs"), "HTTP 400"),
         (httpx.Response(200, text="<html>"), "not JSON"),
+        (
+            httpx.Response(200, text='{"probs": [[0.1, 0.1, 0.8]], "probs": [[0.8, 0.1, 0.1]]}'),
+            "the answer is ambiguous: duplicate key 'probs'",
+        ),
         (httpx.Response(200, json={"probs": [[0.5, 0.5]]}), "malformed"),
         (httpx.Response(200, json={"probs": [[2.0, -1.0, 0.0]]}), "outside"),
     ],

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from mirage_core.cli import build_parser
+from mirage_core.errors import DuplicateKeyError
 from mirage_core.serve import ServeConfig
 from mirage_core.serve.cli import config_from_args
 
@@ -101,6 +102,17 @@ def test_unknown_fields_in_a_file_are_refused(tmp_path) -> None:
     path.write_text(json.dumps({"replicas": 2}))
     with pytest.raises(ValueError, match="unknown ServeConfig fields"):
         ServeConfig.from_file(path)
+
+
+def test_a_key_given_twice_in_a_file_is_refused(tmp_path) -> None:
+    path = tmp_path / "serve.json"
+    path.write_text('{"port": 8000, "num_replicas": 2, "port": 9000}')
+    with pytest.raises(DuplicateKeyError, match=r"serve\.json: duplicate key 'port'"):
+        ServeConfig.from_file(path)
+    toml = tmp_path / "serve.toml"
+    toml.write_text("port = 8000\nport = 9000\n")
+    with pytest.raises(ValueError, match=r"serve\.toml: not valid toml"):
+        ServeConfig.from_file(toml)
 
 
 def test_mirage_serve_deploys_the_configuration_and_blocks(monkeypatch, capsys) -> None:

@@ -124,6 +124,22 @@ async def test_malformed_requests_get_400_never_500(body) -> None:
     assert service.batches == 0
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"pairs": [["a", "b"]], "pairs": [["c", "d"]]}',
+        b'{"pairs": [["a", "b"]], "pair\\u0073": [["c", "d"]]}',  # an escape spells "pairs"
+    ],
+)
+async def test_a_body_that_repeats_pairs_gets_400_and_is_not_scored(body) -> None:
+    service, client = make()
+    async with client:
+        response = await client.post("/predict", content=body)
+    assert response.status_code == 400, response.text
+    assert "duplicate key 'pairs'" in response.json()["error"]
+    assert service.batches == 0
+
+
 async def test_a_backend_error_fails_only_its_own_request_in_a_batch() -> None:
     backend = FaultyNLI()
     service, client = make(backend=backend, batched=True)
