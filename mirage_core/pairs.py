@@ -8,7 +8,7 @@ that hold each token are paired with each other and the pairs counted
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,7 +16,7 @@ import numpy as np
 from mirage_core.adjacency import TokenIncidence
 from mirage_core.config import MirageConfig
 from mirage_core.evidence import EmbedFn, Evidence, embed_under_policy
-from mirage_core.pair_budget import apply_budget
+from mirage_core.pair_budget import apply_budget, budget_cut, source_ids
 from mirage_core.types import Claim
 
 __all__ = [
@@ -27,6 +27,13 @@ __all__ = [
     "pair_cosine",
     "rank_by_similarity",
 ]
+
+#: A mask over candidate pairs ``(left, right)``: which to keep.
+PairFilter = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+#: Candidate pairs :func:`candidate_pairs` holds before it cuts them to the pair budget's (a few
+#: MB): fewer are left whole to the budget itself, so ordinary evidence pays nothing for the cut.
+CUT_ABOVE = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -84,32 +91,79 @@ def _overlap(sizes: np.ndarray, left: np.ndarray, right: np.ndarray, shared: np.
     return shared.astype(np.float32) / smaller
 
 
-def candidate_pairs(claims: Sequence[Claim], tau: float) -> CandidatePairs:
-    """All cross-source pairs whose overlap reaches ``tau`` (no Python loop over pairs)."""
+def candidate_pairs(
+    claims: Sequence[Claim],
+    tau: float,
+    *,
+    keep: PairFilter | None = None,
+    partners_per_claim: int | None = None,
+) -> CandidatePairs:
+    """All cross-source pairs whose overlap reaches ``tau`` (no Python loop over pairs), in
+    priority order (overlap desc, then left, then right).
+
+    ``keep`` (a mask over pairs ``(left, right)``) drops the pairs it fails as they are listed.
+    With ``partners_per_claim``, the pairs held are cut, whenever they pass
+    :data:`CUT_ABOVE`, to those the pair budget keeps of them
+    (:func:`~mirage_core.pair_budget.budget_cut`), and pairs that no claim can keep any more
+    are dropped as they are listed: :func:`~mirage_core.pair_budget.apply_budget` with that
+    many partners per claim then keeps exactly the pairs it would keep of every candidate (the
+    module docstring there says why), while the pairs held stay within ``CUT_ABOVE`` or
+    ``partners_per_claim · n``, whichever is larger, plus one block, however many reach τ.
+    ``total_cross_source`` and ``prefiltered`` count before either cut."""
     n = len(claims)
     empty = np.empty(0, dtype=np.int64)
     if n < 2:
         return CandidatePairs(empty, empty, np.empty(0), 0, 0)
-    _, source_ids = np.unique([c.source for c in claims], return_inverse=True)
-    source_sizes = np.bincount(source_ids)
+    sources = source_ids(claims)
+    source_sizes = np.bincount(sources)
     total_cross = int((n * n - np.sum(source_sizes.astype(np.int64) ** 2)) // 2)
 
     tokens = TokenIncidence.of([c.tokens for c in claims])
     lefts, rights, overlaps = [], [], []
+    prefiltered = held = 0
+    floor = np.full(n, -np.inf)  # per claim: below it, a pair is no longer kept by that claim
     # only pairs sharing ≥ 1 token appear; listed a run of claims at a time, each part cut to
     # the pairs that reach τ before the next, so memory follows the pairs kept, not n²
     for left, right, shared in tokens.shared_blocks():
         overlap = _overlap(tokens.sizes, left, right, shared)
-        keep = (source_ids[left] != source_ids[right]) & (overlap >= tau - 1e-12)
-        lefts.append(left[keep])
-        rights.append(right[keep])
-        overlaps.append(overlap[keep].astype(np.float64))
-    left = np.concatenate(lefts) if lefts else empty
-    right = np.concatenate(rights) if rights else empty
-    overlap = np.concatenate(overlaps) if overlaps else np.empty(0)
+        passed = (sources[left] != sources[right]) & (overlap >= tau - 1e-12)
+        prefiltered += int(np.count_nonzero(passed))
+        left, right, overlap = left[passed], right[passed], overlap[passed].astype(np.float64)
+        if keep is not None and left.size:
+            kept = keep(left, right)
+            left, right, overlap = left[kept], right[kept], overlap[kept]
+        if partners_per_claim is not None and left.size:
+            # a pair below both of its claims' floors is out before it is sorted (most are,
+            # once each claim has met enough sources)
+            kept = (overlap >= floor[left]) | (overlap >= floor[right])
+            left, right, overlap = left[kept], right[kept], overlap[kept]
+        if not left.size:
+            continue
+        lefts.append(left)
+        rights.append(right)
+        overlaps.append(overlap)
+        held += int(left.size)
+        if partners_per_claim is not None and held > CUT_ABOVE:
+            # what the budget keeps of the pairs so far is all it can keep of them in the end
+            listed = _in_priority_order(lefts, rights, overlaps)
+            kept, held_floor = budget_cut(*listed, sources, partners_per_claim)
+            lefts, rights, overlaps = ([part[kept]] for part in listed)
+            held = int(np.count_nonzero(kept))
+            floor = np.maximum(floor, held_floor)
+    left, right, overlap = _in_priority_order(lefts, rights, overlaps)
+    return CandidatePairs(left, right, overlap, total_cross, prefiltered)
+
+
+def _in_priority_order(
+    lefts: list[np.ndarray], rights: list[np.ndarray], overlaps: list[np.ndarray]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pairs of the parts, in one array each, by overlap desc, then left, then right."""
+    if not lefts:
+        empty = np.empty(0, dtype=np.int64)
+        return empty, empty, np.empty(0)
+    left, right, overlap = (np.concatenate(p) for p in (lefts, rights, overlaps))
     order = np.lexsort((right, left, -overlap))  # deterministic: overlap desc, then index
-    left, right, overlap = left[order], right[order], overlap[order]
-    return CandidatePairs(left, right, overlap, total_cross, int(left.size))
+    return left[order], right[order], overlap[order]
 
 
 def add_paraphrase_pairs(
@@ -171,12 +225,23 @@ def build_pairs(
     """Candidates by token overlap → paraphrase pairs and embedding ranking (when configured)
     → (with ``pair_relevant_only``) the pairs both of whose claims bear on the query → the pair
     budget. ``None`` when a failed claim embedding ended the query
-    (``evidence.early_reason``)."""
+    (``evidence.early_reason``).
+
+    When the budget ranks the candidates as listed (:func:`_budget_reads_the_candidates`), the
+    relevance filter and the per-claim budget cut them while they are listed: the same pairs
+    come out, but hostile evidence with millions of candidates is paired in bounded memory."""
     t0 = time.perf_counter()
     embed_before = evidence.timings.get("embed", 0.0)
     m = config.method
     claims = evidence.claims
-    pairs = candidate_pairs(claims, m.tau)
+    relevant = _relevant_pairs(evidence, config)
+    in_stream = _budget_reads_the_candidates(config, embed)
+    if in_stream:
+        pairs = candidate_pairs(
+            claims, m.tau, keep=relevant, partners_per_claim=config.partners_per_claim
+        )
+    else:
+        pairs = candidate_pairs(claims, m.tau)
     vectors = None
     rank_by_embedding = m.partner_ranking == "embedding" and config.partners_per_claim
     wanted = m.paraphrase_pairs or rank_by_embedding or m.paraphrase_support is not None
@@ -189,11 +254,8 @@ def build_pairs(
             pairs = add_paraphrase_pairs(pairs, claims, vectors, m.paraphrase_threshold)
         if vectors is not None and rank_by_embedding:
             pairs = rank_by_similarity(pairs, vectors)
-    if m.pair_relevant_only and evidence.relevance is not None and len(pairs):
-        # a pair weighs in r_contr by its less relevant claim: at 0 it can never decide a verdict
-        rel = evidence.relevance
-        weight = np.minimum(rel[pairs.left], rel[pairs.right])
-        pairs = pairs.take(np.flatnonzero(weight > m.pair_min_relevance))
+    if relevant is not None and not in_stream and len(pairs):
+        pairs = pairs.take(np.flatnonzero(relevant(pairs.left, pairs.right)))
     exempt = None
     if m.paraphrase_budget == "exempt" and vectors is not None and len(pairs):
         # every close pair, lexical or added, is read: paraphrase support vouches with these
@@ -204,3 +266,27 @@ def build_pairs(
     claim_embed = evidence.timings.get("embed", 0.0) - embed_before
     evidence.timings["pairs"] = time.perf_counter() - t0 - claim_embed
     return pairs
+
+
+def _budget_reads_the_candidates(config: MirageConfig, embed: EmbedFn | None) -> bool:
+    """Whether the per-claim budget will rank exactly the token-overlap candidates, in their
+    own order, less the pairs a per-pair filter drops: then it can be applied as they are
+    listed. Not with no per-claim budget, nor where claim embeddings change what it ranks:
+    paraphrase pairs add pairs, embedding ranking reorders them, and ``"exempt"`` keeps pairs
+    beyond it (without an embedder none of these happens)."""
+    if config.partners_per_claim is None:
+        return False
+    m = config.method
+    reshaped = m.paraphrase_pairs or m.partner_ranking == "embedding"
+    return embed is None or not (reshaped or m.paraphrase_budget == "exempt")
+
+
+def _relevant_pairs(evidence: Evidence, config: MirageConfig) -> PairFilter | None:
+    """With ``pair_relevant_only``, the mask of the pairs whose less relevant claim weighs more
+    than ``pair_min_relevance`` (a pair weighs in r_contr by its less relevant claim: at 0 it can
+    never decide a verdict); ``None`` when every pair is read."""
+    m = config.method
+    if not m.pair_relevant_only or evidence.relevance is None:
+        return None
+    rel, floor = evidence.relevance, m.pair_min_relevance
+    return lambda left, right: np.minimum(rel[left], rel[right]) > floor

@@ -8,7 +8,7 @@ import pytest
 from mirage_core import Mirage, MirageConfig, Passage
 from mirage_core.config import MethodSettings
 from mirage_core.evidence import Evidence
-from mirage_core.pair_budget import apply_budget, partner_ranks
+from mirage_core.pair_budget import apply_budget, budget_cut, partner_ranks, source_ids
 from mirage_core.pairs import build_pairs, candidate_pairs, rank_by_similarity
 from mirage_core.types import Claim
 from tests.conftest import NO_SIGNALS, entail_all
@@ -78,6 +78,23 @@ def test_budget_is_linear_and_every_claim_keeps_min_m_or_all_its_partners():
         assert len(kept) <= m * len(claims) < len(pairs)
         kept_degree = np.bincount(np.r_[kept.left, kept.right], minlength=len(claims))
         assert np.all(kept_degree >= np.minimum(degree, m))
+
+
+def test_budget_cut_keeps_what_the_budget_keeps_and_floors_each_claim(two_per_source):
+    pairs = candidate_pairs(two_per_source, tau=0.2)
+    sources = source_ids(two_per_source)
+    for m in (1, 2):
+        kept, floor = budget_cut(pairs.left, pairs.right, pairs.overlap, sources, m)
+        assert pair_set(pairs.take(np.flatnonzero(kept))) == pair_set(
+            apply_budget(pairs, two_per_source, m, None)
+        )
+        # claim 0's first pairs by partner source: s2 (0, 2) at 1.0, then s3 (0, 4) at .25;
+        # claim 4's: s1 (0, 4) and s2 (2, 4), both .25
+        assert floor[0] == [1.0, 0.25][m - 1]
+        assert floor[4] == 0.25
+    # with three partner sources, no claim has met a third: no floor
+    _, floor = budget_cut(pairs.left, pairs.right, pairs.overlap, sources, 3)
+    assert np.all(floor == -np.inf)
 
 
 def test_max_pairs_keeps_the_most_relevant_pairs_first(two_per_source):
