@@ -242,7 +242,7 @@ def parity(args: argparse.Namespace) -> int:
     onnx = OnnxNLI(cache_size=0, threads=args.threads)
     ref.predict(["a warm-up pair"], ["outside the clock"]), onnx.predict(["a"], ["b"])
     lines = [
-        "`python benchmarks/nli_runtime.py --parity`: the packaged models, torch fp32 "
+        "`python -m benchmarks.nli_runtime --parity`: the packaged models, torch fp32 "
         "(TransformersNLI, MiniLMEmbedder) vs the torch-free runtime (OnnxNLI, OnnxEmbedder: "
         "onnxruntime + tokenizers)",
         f"NLI: every held-out set of benchmarks/eval_nli.py, a seeded sample of at most "
