@@ -49,7 +49,7 @@ Amended a fourth time (2026-12-01, after the answer-slot sweep had run): J3 pick
 which buys its J3 by blocking honest evidence (clean pages 90% → 85.5% and snippets 96.5% →
 89.5% on the fit split; on the report split, seen before this amendment was written, 82% → 68%).
 The product's rule is that a change which lowers the clean-evidence figures is not done; the
-floor now says so. With ``--baseline NAME`` (the shipped default's run), a candidate whose
+floor now says so. With ``--baseline=NAME`` (the shipped default's run), a candidate whose
 fit-split gpe-eval CLEAN pass (pages or snippets, mean over k) is more than ``TIE`` below the
 baseline's is under the floor as well.
 
@@ -58,7 +58,7 @@ the shipped default for the corroborated clean claims it delivers (74% against 5
 split), while it met fewer of the scoreboard's goals (9 of 36 on the fit split against 12: wrong
 answers in NQ gold + 5 8% → 16%, correct answer only 38% → 26%, gpe-eval MIXED polluted share at
 k = 5 37% → 46%). The product's rule is that a change which lowers the scoreboard's figures is
-not done. With ``--baseline NAME``, a candidate that meets fewer goals on the fit split than the
+not done. With ``--baseline=NAME``, a candidate that meets fewer goals on the fit split than the
 baseline is under the floor as well. Said plainly: written after seeing that candidate's figures.
 
 Amended a sixth time (2026-12-02, after the scoreboard gained shortqa, the only honest
@@ -87,7 +87,7 @@ corroborated claims J3 rewards have no goal. With ``--baseline``, a candidate th
 than the baseline on more goal rows than it is better on (fit split, rows both runs have) is
 under the floor as well. Said plainly: written after seeing that candidate's figures.
 
-    python -m research.choose_default [--baseline NAME] NAME=RUN.json [NAME=RUN.json ...] \
+    python -m research.choose_default [--baseline=NAME] NAME=RUN.json [NAME=RUN.json ...] \
         > research/results/scoreboard-choice.md
 """
 

@@ -26,7 +26,7 @@ count towards restating the question). Claims come from the default ``MirageConf
 claim extraction (the NLI scores of the defense run that labels them are never used). Benchmark data measures the
 model here; nothing is fit.
 
-    python -m research.conflict_pairs [--model DIR ...] \
+    python -m research.conflict_pairs [--models DIR ...] \
         > research/results/conflict_pairs.txt
 """
 
