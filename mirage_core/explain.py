@@ -28,7 +28,9 @@ def explain(verdict: Verdict, max_claims: int = 10) -> str:
         f"d_src={v.d_src} (d_min={v.d_min_applied})",
     ]
     if v.selected:
-        lines.append(f"delivered ({len(v.selected)} claims of S*, pick order):")
+        # a fallback hands no claim on: its S* is what the gate weighed, not what was delivered
+        heading = "delivered" if v.passed else "S*, not delivered (the verdict falls back)"
+        lines.append(f"{heading} ({len(v.selected)} claims of S*, pick order):")
         for i in v.selected[:max_claims]:
             c = v.claims[i]
             lines.append(

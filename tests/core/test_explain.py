@@ -52,6 +52,14 @@ def test_s_star_is_listed_in_pick_order_up_to_max_claims(verified):
     assert not any(line.startswith("  ... ") for line in everything)
 
 
+def test_a_fallback_says_its_s_star_is_not_delivered(blocked):
+    assert blocked.selected  # the gate weighed an S* and blocked it
+    lines = blocked.explain().splitlines()
+    heading = f"S*, not delivered (the verdict falls back) ({len(blocked.selected)} claims of S*"
+    assert any(line.startswith(heading) for line in lines)
+    assert not any(line.startswith("delivered (") for line in lines)
+
+
 def test_the_strongest_conflicts_by_their_weight_in_r_contr(blocked):
     """An edge weighs its w_contr times the lower relevance of its two claims; five are shown,
     strongest first."""
