@@ -83,7 +83,8 @@ class Verdict:
     (no retrieved text may reach the model). ``selected`` holds the indices of the claims the
     verdict delivers, in S*'s pick order: S* itself, or the part of it that delivery, the
     redundancy filter or the lone-facts hold-back kept (the reason says how many of S*'s
-    claims that is); ``scores``/``support`` are s(c) and n(c) per claim.
+    claims that is); on a fallback, the S* the gate weighed, of which nothing is delivered.
+    ``scores``/``support`` are s(c) and n(c) per claim.
     """
 
     query: str
