@@ -10,15 +10,16 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from mirage_core.answer_conflict import AnswerConflict
+from mirage_core.config import MirageConfig
+from mirage_core.evidence import Evidence
 from mirage_core.graph import ClaimGraph
+from mirage_core.pairs import CandidatePairs
 from mirage_core.records import CoordinationRecord, HeldBack, NonClaim, RuleOutcome, Tie
 from mirage_core.types import Claim
 
 if TYPE_CHECKING:
-    from mirage_core.answer_conflict import AnswerConflict
-    from mirage_core.config import MirageConfig
-    from mirage_core.evidence import Evidence
-    from mirage_core.pairs import CandidatePairs
+    import networkx as nx
 
 __all__ = ["SCHEMA_VERSION", "Decision", "Edge", "Verdict", "VerifiedPassage", "make_verdict"]
 
@@ -310,7 +311,7 @@ class Verdict:
 
         return render_html(self, passages, title=title)
 
-    def to_networkx(self) -> Any:
+    def to_networkx(self) -> nx.DiGraph[int]:
         """The claim graph as a ``networkx.DiGraph`` that carries what :meth:`to_dict` writes of
         each claim and edge, under the same names.
 

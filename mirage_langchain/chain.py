@@ -33,8 +33,8 @@ _OUTPUT_KEYS = ["answer", "route", "verdict", "documents"]
 
 
 def _as_prompt(
-    prompt: str | BasePromptTemplate | None, default: str, required: set[str], name: str
-) -> BasePromptTemplate:
+    prompt: str | BasePromptTemplate[Any] | None, default: str, required: set[str], name: str
+) -> BasePromptTemplate[Any]:
     if prompt is None:
         prompt = default
     if isinstance(prompt, str):
@@ -81,16 +81,16 @@ def _state(question: str, retrieval: MirageRetrieval) -> dict[str, Any]:
 
 
 def create_mirage_rag_chain(
-    retriever: Runnable | MirageRetriever,
-    llm: BaseLanguageModel | Runnable,
+    retriever: Runnable[Any, Any] | MirageRetriever,
+    llm: BaseLanguageModel[Any] | Runnable[Any, Any],
     *,
     mirage: Mirage | None = None,
     config: MirageConfig | None = None,
     nli: Any = None,
-    verified_prompt: str | BasePromptTemplate | None = None,
-    fallback_prompt: str | BasePromptTemplate | None = None,
-    unchecked_prompt: str | BasePromptTemplate | None = None,
-) -> Runnable:
+    verified_prompt: str | BasePromptTemplate[Any] | None = None,
+    fallback_prompt: str | BasePromptTemplate[Any] | None = None,
+    unchecked_prompt: str | BasePromptTemplate[Any] | None = None,
+) -> Runnable[str | Mapping[str, Any], dict[str, Any]]:
     """A RAG chain whose model sees only verified claims, or no retrieved text at all.
 
     Args:
@@ -121,7 +121,7 @@ def create_mirage_rag_chain(
     the route's prompt, the model and the parser; the ``mirage_verdict`` custom event is
     dispatched under the ``MirageRetriever`` run.
     """
-    mirage_retriever: Runnable
+    mirage_retriever: Runnable[Any, Any]
     if wrapped_mirage(retriever) is not None:
         if mirage is not None or config is not None or nli is not None:
             raise ValueError(

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.callbacks import Callbacks
 from langchain_core.documents import Document
 from langchain_core.documents.compressor import BaseDocumentCompressor
 
+from mirage_core import Mirage, MirageConfig
 from mirage_langchain._convert import (
+    OutputMode,
     aemit_verdict,
     check_documents,
     documents_to_passages,
@@ -33,6 +35,20 @@ class MirageCompressor(MirageEngineFields, BaseDocumentCompressor):
     happens inside a runnable); a bare call has no run to attach it to, so use
     :meth:`compress_with_verdict` there.
     """
+
+    if TYPE_CHECKING:
+        # The constructor as type checkers read it: the field validator also takes a mapping as
+        # ``config``.
+        def __init__(
+            self,
+            *,
+            k: int | None = None,
+            config: MirageConfig | Mapping[str, Any] | None = None,
+            nli: Any = None,
+            embedder: Any = None,
+            mirage: Mirage | None = None,
+            output: OutputMode = "sentences",
+        ) -> None: ...
 
     def _finish(self, docs: list[Document], verdict: Any) -> MirageRetrieval:
         documents, claims = verdict_to_documents(docs, verdict, self.output, self.k)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, NamedTuple, cast
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
 
 from langchain_core.callbacks import (
     AsyncCallbackManagerForRetrieverRun,
@@ -15,8 +16,9 @@ from langchain_core.runnables.configurable import RunnableConfigurableFields
 from langchain_core.runnables.utils import AnyConfigurableField
 from pydantic import ConfigDict, field_validator
 
-from mirage_core import Claim, Verdict
+from mirage_core import Claim, Mirage, MirageConfig, Verdict
 from mirage_langchain._convert import (
+    OutputMode,
     aemit_verdict,
     check_documents,
     check_k,
@@ -107,6 +109,24 @@ class MirageRetriever(MirageEngineFields, BaseRetriever):
     )
 
     base_retriever: Runnable
+
+    if TYPE_CHECKING:
+        # The constructor as type checkers read it: the field validators also take a function
+        # of the query as ``base_retriever`` and a mapping as ``config``.
+        def __init__(
+            self,
+            *,
+            base_retriever: Runnable[str, Sequence[Document]] | Callable[[str], Sequence[Document]],
+            k: int | None = None,
+            config: MirageConfig | Mapping[str, Any] | None = None,
+            nli: Any = None,
+            embedder: Any = None,
+            mirage: Mirage | None = None,
+            output: OutputMode = "sentences",
+            name: str | None = None,
+            tags: list[str] | None = None,
+            metadata: dict[str, Any] | None = None,
+        ) -> None: ...
 
     @field_validator("base_retriever", mode="before")
     @classmethod

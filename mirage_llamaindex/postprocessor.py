@@ -14,6 +14,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 from mirage_core import Mirage, MirageConfig, NLIBackend, Passage, Verdict
 from mirage_core.defense import resolve_engine
 from mirage_core.evidence import no_text_reason
+from mirage_core.verdict import Decision
 from mirage_llamaindex._convert import (
     DEFAULT_SOURCE_KEYS,
     Converted,
@@ -42,7 +43,7 @@ class MirageResult:
     passed_over: tuple[PassedOver, ...] = ()
 
     @property
-    def route(self) -> str:
+    def route(self) -> Decision:
         """``"verified"`` or ``"fallback"``."""
         return self.verdict.decision
 

@@ -27,7 +27,7 @@ import numpy as np
 from mirage_core.errors import ModelNotFoundError, NLIError
 from mirage_core.nli.base import CachedNLI
 from mirage_core.nli.label_columns import resolve_label_columns
-from mirage_core.nli.transformers_nli import DEFAULT_MODEL_DIR, PRESETS, _softmax
+from mirage_core.nli.transformers_nli import DEFAULT_MODEL_DIR, PRESETS, TransformersNLI, _softmax
 
 __all__ = ["OnnxNLI", "default_nli", "model_graph_dir"]
 
@@ -171,7 +171,9 @@ def model_graph_dir(spec: str | os.PathLike[str] | None) -> Path:
     return Path(spec).expanduser()
 
 
-def default_nli(spec: str | os.PathLike[str] | None = None, batch_size: int = 16, **kwargs: Any):
+def default_nli(
+    spec: str | os.PathLike[str] | None = None, batch_size: int = 16, **kwargs: Any
+) -> OnnxNLI | TransformersNLI:
     """The NLI backend for a model spec (``None``: the packaged model) on the runtime
     :func:`~mirage_core.onnx_models.use_onnx` picks: :class:`OnnxNLI` where ONNX Runtime is
     installed, torch is a CPU-only build (or absent) and the model directory holds an ONNX
@@ -182,6 +184,4 @@ def default_nli(spec: str | os.PathLike[str] | None = None, batch_size: int = 16
 
     if use_onnx(model_graph_dir(spec)):
         return OnnxNLI(spec, batch_size=batch_size, **kwargs)
-    from mirage_core.nli.transformers_nli import TransformersNLI
-
     return TransformersNLI(spec, batch_size=batch_size, **kwargs)

@@ -6,6 +6,8 @@ constant evidence size, an offline rule-based polluter and an LLM polluter.
 >>> evidence = apply_regime(passages, "mixed", "unambiguous", polluter, seed=0)
 """
 
+from typing import TYPE_CHECKING
+
 from mirage_core.pollution.facts import find_facts
 from mirage_core.pollution.families import (
     FAMILIES,
@@ -21,6 +23,9 @@ from mirage_core.pollution.families import (
     polluted_spans,
 )
 from mirage_core.pollution.rules import Corpus, RulePolluter
+
+if TYPE_CHECKING:
+    from mirage_core.pollution.llm import LLMPolluter
 
 __all__ = [
     "FAMILIES",
@@ -41,10 +46,13 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    # The LLM polluter imports langchain_core lazily; keep `import mirage_core.pollution` light.
-    if name == "LLMPolluter":
-        from mirage_core.pollution.llm import LLMPolluter
+if not TYPE_CHECKING:
+    # Type checkers read the import above; at runtime the LLM polluter (which imports
+    # langchain_core lazily) is imported on first use, to keep `import mirage_core.pollution`
+    # light.
+    def __getattr__(name: str) -> type:
+        if name == "LLMPolluter":
+            from mirage_core.pollution.llm import LLMPolluter
 
-        return LLMPolluter
-    raise AttributeError(f"module 'mirage_core.pollution' has no attribute {name!r}")
+            return LLMPolluter
+        raise AttributeError(f"module 'mirage_core.pollution' has no attribute {name!r}")
