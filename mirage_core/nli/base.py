@@ -201,12 +201,14 @@ class CachedNLI:
         )
 
     async def apredict(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
-        """``predict`` for asyncio callers: same cache, same validation, same result."""
-        out, todo = self._lookup(premises, hypotheses)
+        """``predict`` for asyncio callers: same cache, same validation, same result. The
+        cache lookup and the checks run in a worker thread too: for a call of thousands of
+        pairs they take tens of milliseconds, which the event loop never waits on."""
+        out, todo = await asyncio.to_thread(self._lookup, premises, hypotheses)
         if not todo:
             return out
         probs = await self._apredict_uncached([k[0] for k in todo], [k[1] for k in todo])
-        return self._fill(out, todo, probs)
+        return await asyncio.to_thread(self._fill, out, todo, probs)
 
     async def _apredict_uncached(self, premises: list[str], hypotheses: list[str]) -> np.ndarray:
         """Default: the sync ``_predict_uncached`` in a worker thread (the loop stays free)."""

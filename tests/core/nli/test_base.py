@@ -194,6 +194,34 @@ def test_a_cached_row_does_not_keep_its_call_s_array_alive() -> None:
     np.testing.assert_array_equal(cache.get_many([("p4095", "h")])[0], [1 / 3] * 3)
 
 
+class ThreadOfCache(PairCache):
+    """A PairCache that records the thread of every lookup and store."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: set[int] = set()
+
+    def get_many(self, keys):
+        self.threads.add(threading.get_ident())
+        return super().get_many(keys)
+
+    def put_many(self, keys, rows):
+        self.threads.add(threading.get_ident())
+        super().put_many(keys, rows)
+
+
+async def test_apredict_looks_up_and_fills_the_cache_off_the_event_loop() -> None:
+    nli = CallableNLI(Recorder())
+    nli.cache = ThreadOfCache()
+    premises = [f"premise {i}" for i in range(50)]
+    hypotheses = [f"hypothesis {i % 7}" for i in range(50)]
+    first = await nli.apredict(premises, hypotheses)
+    again = await nli.apredict(premises, hypotheses)  # every pair a hit
+    np.testing.assert_array_equal(first, again)
+    np.testing.assert_allclose(first, Recorder()(premises, hypotheses))
+    assert nli.cache.threads and threading.get_ident() not in nli.cache.threads
+
+
 def test_callable_nli_from_many_threads() -> None:
     fn = Recorder()
     nli = CallableNLI(fn, cache_size=50)
