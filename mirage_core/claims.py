@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from mirage_core.claim_filter import non_claim_reason
+from mirage_core.memo import text_memo
 from mirage_core.types import Claim, Passage
 
 __all__ = ["STOPWORDS", "content_tokens", "extract_claims", "split_sentences"]
@@ -323,7 +324,7 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     return _split_at(spans, _glued_cuts(text)) if SPLIT_GLUED else spans
 
 
-@lru_cache(maxsize=65_536)
+@text_memo()
 def content_tokens(sentence: str) -> frozenset[str]:
     """Normalized content tokens T(c): lowercase words minus stopwords, numbers kept,
     character bigrams for CJK runs."""

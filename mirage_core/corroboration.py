@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -28,6 +27,7 @@ from mirage_core.edited_copies import edited_copies
 from mirage_core.fact_forms import fact_form, stated_forms
 from mirage_core.factcheck import MONTHS, fact_tokens
 from mirage_core.graph import ClaimGraph, SourcedGraph
+from mirage_core.memo import text_memo
 from mirage_core.types import Claim
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ __all__ = [
 _BLOCK = 512  # rows of the cosine matrix computed at once (memory stays O(block · n))
 
 
-@lru_cache(maxsize=65_536)
+@text_memo()
 def claim_facts(text: str, forms: FactForms = "tokens") -> frozenset[str]:
     """The facts a sentence states: its numbers, months and names (capitalized words; the
     first word too unless it is a stopword), lower-cased; with ``forms="equivalent"`` each in
@@ -60,7 +60,7 @@ def claim_facts(text: str, forms: FactForms = "tokens") -> frozenset[str]:
     return frozenset(facts)
 
 
-@lru_cache(maxsize=65_536)
+@text_memo()
 def stated_words(text: str, forms: FactForms = "tokens") -> frozenset[str]:
     """Every token of ``text``, lower-cased as :func:`claim_facts` reads them: a text states a
     fact when the fact is among these. With ``forms="equivalent"``, also every form

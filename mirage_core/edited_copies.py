@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import lru_cache
 
 import numpy as np
 
 from mirage_core.adjacency import tokens_stated
+from mirage_core.memo import text_memo
 from mirage_core.types import Claim
 
 __all__ = ["SCOPE_WORDS", "copy_words", "edited_copies"]
@@ -43,7 +43,7 @@ SCOPE_WORDS = frozenset(
 _WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
 
 
-@lru_cache(maxsize=65_536)
+@text_memo()
 def _scope_words(text: str) -> frozenset[str]:
     out = set()
     for w in _WORD.findall(text.lower()):

@@ -75,7 +75,7 @@ CACHE_BYTES = 256 * 2**20
 
 
 def _entry_bytes(text: str, row: np.ndarray) -> int:
-    return sys.getsizeof(text) + row.nbytes + 100
+    return sys.getsizeof(text) + sys.getsizeof(row) + 100
 
 
 class CachedEmbedder:
@@ -116,8 +116,10 @@ class CachedEmbedder:
         if missing:
             rows = _normalize(self._embed(missing), len(missing))
             with self._lock:
-                for t, row in zip(missing, rows, strict=True):
-                    found[t] = row
+                for t, view in zip(missing, rows, strict=True):
+                    # a row of its own: a view would keep the whole batch alive while counting
+                    # as one row
+                    found[t] = row = view.copy()
                     if t not in self._cache:
                         self._bytes += _entry_bytes(t, row)
                     self._cache[t] = row

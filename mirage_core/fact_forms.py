@@ -31,9 +31,9 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from functools import lru_cache
 
 from mirage_core.factcheck import MONTH_NAMES, fact_tokens
+from mirage_core.memo import text_memo
 
 __all__ = [
     "added_forms",
@@ -145,7 +145,7 @@ def _value(numeral: str) -> float:
     return float(numeral.replace(",", ""))
 
 
-@lru_cache(maxsize=65_536)
+@text_memo()
 def scaled_facts(text: str) -> dict[str, str]:
     """Number tokens of ``text`` that a scale word follows, with their value: "1.5 million" →
     ``{"1.5": "1500000"}``; "$28m" → ``{"28": "28000000"}``."""
@@ -157,7 +157,7 @@ def scaled_facts(text: str) -> dict[str, str]:
     return out
 
 
-@lru_cache(maxsize=65_536)
+@text_memo()
 def approximate_facts(text: str) -> frozenset[str]:
     """The number tokens of ``text`` (folded) given as approximate: "c. 500", "about 1,100
     feet", "roughly $3 million" (its numeral, "3")."""
@@ -221,7 +221,7 @@ def _degree_forms(value: float, scale: str) -> set[str]:
     return {number_form(round(other)), number_form(round(other, 1))}
 
 
-@lru_cache(maxsize=65_536)
+@text_memo()
 def added_forms(text: str) -> frozenset[str]:
     """The forms ``text`` states beyond its own tokens: the values its scale words, number
     words (cardinal and ordinal), percentages, measures and ISO dates give, and its numbers as
@@ -257,7 +257,7 @@ def added_forms(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-@lru_cache(maxsize=65_536)
+@text_memo()
 def stated_forms(text: str) -> frozenset[str]:
     """What ``text`` states, read in every form above: its tokens folded (:func:`fold`) and
     :func:`added_forms`."""

@@ -27,6 +27,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
+from mirage_core.memo import text_memo
+
 __all__ = [
     "MIN_WORDS",
     "copied_passages",
@@ -86,7 +88,7 @@ def _longest_known() -> int:
     return max(map(len, _vocabulary()))
 
 
-@lru_cache(maxsize=65536)  # words recur across passages and queries
+@text_memo()  # words recur across passages and queries
 def is_misspelt(word: str) -> bool:
     """Whether a lower-case ``word`` is unknown and one edit from a known word."""
     # a word two letters longer than any known word is no edit of one (and a run of

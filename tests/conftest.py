@@ -34,14 +34,15 @@ def load_script(name: str):
 @pytest.fixture(autouse=True, scope="session")
 def _fresh_memos_under_mutation():
     """Under mutmut, each mutant's tests run in a process forked from one that has already
-    run them on the unmutated code: empty mirage's memoized functions (``lru_cache``) first,
-    so that none answers a mutant with the unmutated code's result."""
+    run them on the unmutated code: empty mirage's memoized functions (``lru_cache``,
+    ``text_memo``) first, so that none answers a mutant with the unmutated code's result."""
     if "MUTANT_UNDER_TEST" in os.environ:
         for name, module in list(sys.modules.items()):
             if name.partition(".")[0] in ("mirage_core", "mirage_langchain", "mirage_llamaindex"):
                 for value in list(vars(module).values()):
-                    if callable(getattr(value, "cache_clear", None)):
-                        value.cache_clear()
+                    clear = getattr(value, "cache_clear", None)
+                    if callable(clear) and not isinstance(value, type):  # a memo, not its class
+                        clear()
     yield
 
 

@@ -62,8 +62,9 @@ DEFAULT_CACHE_BYTES = 256 * 2**20
 
 
 def _entry_bytes(key: tuple[str, str], row: np.ndarray) -> int:
-    """Memory an entry holds, approximately: both strings, the row, the dict slot."""
-    return sys.getsizeof(key[0]) + sys.getsizeof(key[1]) + row.nbytes + 200
+    """Memory an entry holds, approximately: both strings, the row, the key tuple and the
+    entry's slots in the cache's two dicts."""
+    return sys.getsizeof(key[0]) + sys.getsizeof(key[1]) + sys.getsizeof(row) + 450
 
 
 class PairCache:
@@ -71,7 +72,8 @@ class PairCache:
 
     Bounded by entries (``maxsize``) and by bytes (``max_bytes``, the texts' and rows' memory,
     approximately; ``None``: by entries only): the least recently used entries go first, and
-    an entry larger than ``max_bytes`` alone is not cached.
+    an entry larger than ``max_bytes`` alone is not cached. Each entry holds a copy of its row,
+    never a view of the array it came in.
     """
 
     def __init__(self, maxsize: int = 100_000, max_bytes: int | None = DEFAULT_CACHE_BYTES) -> None:
@@ -118,7 +120,10 @@ class PairCache:
         if self.maxsize == 0:
             return
         with self._lock:
-            for key, row in zip(keys, rows, strict=True):
+            for key, view in zip(keys, rows, strict=True):
+                # a row of its own: a view would keep the call's whole array alive while
+                # counting as one row
+                row = np.array(view, dtype=np.float64)
                 size = _entry_bytes(key, row)
                 if self.max_bytes is not None and size > self.max_bytes:
                     continue
@@ -196,12 +201,14 @@ class CachedNLI:
         )
 
     async def apredict(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
-        """``predict`` for asyncio callers: same cache, same validation, same result."""
-        out, todo = self._lookup(premises, hypotheses)
+        """``predict`` for asyncio callers: same cache, same validation, same result. The
+        cache lookup and the checks run in a worker thread too: for a call of thousands of
+        pairs they take tens of milliseconds, which the event loop never waits on."""
+        out, todo = await asyncio.to_thread(self._lookup, premises, hypotheses)
         if not todo:
             return out
         probs = await self._apredict_uncached([k[0] for k in todo], [k[1] for k in todo])
-        return self._fill(out, todo, probs)
+        return await asyncio.to_thread(self._fill, out, todo, probs)
 
     async def _apredict_uncached(self, premises: list[str], hypotheses: list[str]) -> np.ndarray:
         """Default: the sync ``_predict_uncached`` in a worker thread (the loop stays free)."""

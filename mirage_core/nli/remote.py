@@ -266,6 +266,8 @@ class RemoteNLI(CachedNLI):
         """One try of an ``apredict`` call under the server's ``known`` info."""
         info = known[0]
         gate = self._gate()
+        # cutting and measuring thousands of texts is CPU work: off the event loop
+        chunks = await asyncio.to_thread(self._chunks, premises, hypotheses, info)
 
         async def one(p: list[str], h: list[str]) -> np.ndarray:
             async with gate:
@@ -274,9 +276,7 @@ class RemoteNLI(CachedNLI):
                 )
             return self._checked_decode(body, p, info)
 
-        tasks = [
-            asyncio.ensure_future(one(p, h)) for p, h in self._chunks(premises, hypotheses, info)
-        ]
+        tasks = [asyncio.ensure_future(one(p, h)) for p, h in chunks]
         try:
             parts = await asyncio.gather(*tasks)
         except BaseException:

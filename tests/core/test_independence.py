@@ -293,6 +293,29 @@ def test_embedding_cache_evicts_the_least_recently_used():
     assert embedded == ["b"]
 
 
+def test_the_embedder_cache_holds_its_rows_not_the_batches_they_came_in():
+    import tracemalloc
+
+    # each batch of 256 texts is 1 MiB of rows; one text of each is asked for again later, so
+    # it stays in the cache after the rest of its batch has left
+    emb = CallableEmbedder(lambda texts: np.ones((len(texts), 1_024)), cache_size=256 + 20)
+    hot: list[str] = []
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for b in range(20):
+            texts = [f"page {b}-{i}" for i in range(256)]
+            emb.embed(texts)
+            hot.append(texts[0])
+            emb.embed(hot)
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert all(t in emb._cache for t in hot)
+    # 275 rows of 4 KiB, not 20 batches of 1 MiB
+    assert emb._bytes < 2 * 2**20 and held < 2 * emb._bytes
+
+
 def test_as_embedder_duck_types_frameworks():
     class LangChainLike:
         def embed_documents(self, texts):

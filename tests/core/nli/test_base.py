@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import threading
+import weakref
 
 import numpy as np
 import pytest
@@ -177,6 +179,47 @@ def test_pair_cache_basics() -> None:
     assert cache.get_many([("c", "d")]) == [None]
     cache.clear()
     assert len(cache) == 0 and (cache.hits, cache.misses) == (0, 0)
+
+
+def test_a_cached_row_does_not_keep_its_call_s_array_alive() -> None:
+    cache = PairCache(maxsize=1)
+    scores = np.full((4_096, 3), 1 / 3)
+    alive = weakref.ref(scores)
+    cache.put_many([(f"p{i}", "h") for i in range(4_096)], scores)
+    del scores
+    gc.collect()
+    # the one entry left holds its own row: the call's 4,096 rows are freed, and the cache's
+    # byte count is the memory it holds
+    assert alive() is None and len(cache) == 1
+    np.testing.assert_array_equal(cache.get_many([("p4095", "h")])[0], [1 / 3] * 3)
+
+
+class ThreadOfCache(PairCache):
+    """A PairCache that records the thread of every lookup and store."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: set[int] = set()
+
+    def get_many(self, keys):
+        self.threads.add(threading.get_ident())
+        return super().get_many(keys)
+
+    def put_many(self, keys, rows):
+        self.threads.add(threading.get_ident())
+        super().put_many(keys, rows)
+
+
+async def test_apredict_looks_up_and_fills_the_cache_off_the_event_loop() -> None:
+    nli = CallableNLI(Recorder())
+    nli.cache = ThreadOfCache()
+    premises = [f"premise {i}" for i in range(50)]
+    hypotheses = [f"hypothesis {i % 7}" for i in range(50)]
+    first = await nli.apredict(premises, hypotheses)
+    again = await nli.apredict(premises, hypotheses)  # every pair a hit
+    np.testing.assert_array_equal(first, again)
+    np.testing.assert_allclose(first, Recorder()(premises, hypotheses))
+    assert nli.cache.threads and threading.get_ident() not in nli.cache.threads
 
 
 def test_callable_nli_from_many_threads() -> None:

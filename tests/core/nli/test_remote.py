@@ -355,6 +355,25 @@ async def test_apredict_matches_predict_and_runs_chunks_concurrently() -> None:
     assert sorted(server.predict_sizes) == sorted([2] * 10 + [1] * 2)
 
 
+async def test_apredict_cuts_a_call_into_requests_off_the_event_loop() -> None:
+    import threading
+
+    server = MirageServer(max_batch_pairs=2, max_body_bytes=10_000)
+    nli = http_nli(server)
+    threads: list[int] = []
+    chunks = nli._chunks
+
+    def recorded(*args):
+        threads.append(threading.get_ident())
+        return chunks(*args)
+
+    nli._chunks = recorded
+    async with nli:
+        probs = await nli.apredict(PREMISES, HYPOTHESES)
+    np.testing.assert_allclose(probs, reference_probs(PREMISES, HYPOTHESES), atol=1e-12)
+    assert threads and threading.get_ident() not in threads
+
+
 def test_cache_spares_the_server() -> None:
     server = MirageServer()
     nli = HTTPNLI("http://nli.test/nli", transport=httpx.MockTransport(server))
