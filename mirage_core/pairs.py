@@ -174,11 +174,11 @@ def add_paraphrase_pairs(
     n = len(claims)
     if n < 2:
         return pairs
-    _, source_ids = np.unique([c.source for c in claims], return_inverse=True)
+    sources = source_ids(claims)
     sims = embeddings @ embeddings.T
     left, right = np.triu_indices(n, k=1)
     cos = sims[left, right]
-    keep = (cos >= threshold) & (source_ids[left] != source_ids[right])
+    keep = (cos >= threshold) & (sources[left] != sources[right])
     if len(pairs):  # drop those already paired lexically
         have = pairs.left * n + pairs.right
         keep &= ~np.isin(left * n + right, have)

@@ -200,7 +200,7 @@ class RemoteNLI(CachedNLI):
         try:
             return self._predict_under(known, premises, hypotheses, deadline_at)
         except _SizeRefused:
-            fresh = self._reread(known, deadline_at)
+            fresh = self._contact(deadline_at, stale=known)
             if _limits(fresh[0]) == _limits(known[0]):
                 raise
             return self._predict_under(fresh, premises, hypotheses, deadline_at)
@@ -211,41 +211,28 @@ class RemoteNLI(CachedNLI):
         try:
             return await self._apredict_under(known, premises, hypotheses, deadline_at)
         except _SizeRefused:
-            fresh = await self._areread(known, deadline_at)
+            fresh = await self._acontact(deadline_at, stale=known)
             if _limits(fresh[0]) == _limits(known[0]):
                 raise
             return await self._apredict_under(fresh, premises, hypotheses, deadline_at)
 
     # -- internals ---------------------------------------------------------------------------
 
-    def _contact(self, deadline_at: float | None, *, again: bool = False) -> _Known:
-        """The server's info and label columns, read from its info route at first contact
-        (or ``again``)."""
+    def _contact(self, deadline_at: float | None, stale: _Known | None = None) -> _Known:
+        """The server's info and label columns, read from its info route at first contact, and
+        again after a request made under ``stale`` was refused for its size (unless another
+        call has read it since)."""
         known = self._known
-        if known is None or again:
+        if known is None or known is stale:
             known = self._set_info(self._send("GET", self.info_route, deadline_at=deadline_at))
         return known
 
-    async def _acontact(self, deadline_at: float | None, *, again: bool = False) -> _Known:
+    async def _acontact(self, deadline_at: float | None, stale: _Known | None = None) -> _Known:
         known = self._known
-        if known is None or again:
+        if known is None or known is stale:
             body = await self._asend("GET", self.info_route, deadline_at=deadline_at)
             known = self._set_info(body)
         return known
-
-    def _reread(self, stale: _Known, deadline_at: float | None) -> _Known:
-        """The info after a request made under ``stale`` was refused for its size: read
-        again, unless another call has read it since ``stale``."""
-        known = self._known
-        if known is not None and known is not stale:
-            return known
-        return self._contact(deadline_at, again=True)
-
-    async def _areread(self, stale: _Known, deadline_at: float | None) -> _Known:
-        known = self._known
-        if known is not None and known is not stale:
-            return known
-        return await self._acontact(deadline_at, again=True)
 
     def _predict_under(
         self, known: _Known, premises: list[str], hypotheses: list[str], deadline_at: float | None
