@@ -80,6 +80,17 @@ def _runs(weights: np.ndarray, block: int | None) -> list[tuple[int, int]]:
     return out
 
 
+def _count_keys(keys: np.ndarray, base: int, span: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct ``keys`` (all in ``[base, base + span)``), ascending, and how often each
+    occurs: counted in one array over the span where it is not much larger than the keys
+    (dense co-occurrence, as when every claim shares a word), else by sorting."""
+    if span <= max(4 * keys.size, 1 << 16):
+        counts = np.bincount(keys - base, minlength=span)
+        found = np.flatnonzero(counts)
+        return found + base, counts[found]
+    return np.unique(keys, return_counts=True)
+
+
 @dataclass(frozen=True)
 class TokenIncidence:
     """Which claim holds which token: ``claim`` / ``token`` ids, one entry per distinct token of
@@ -140,7 +151,7 @@ class TokenIncidence:
             offset = np.arange(total) - np.repeat(np.cumsum(r) - r, r)
             left = np.repeat(self.claim[at], r)
             right = self.claim[first + offset]
-            keys, counts = np.unique(left * self.n + right, return_counts=True)
+            keys, counts = _count_keys(left * self.n + right, lo * self.n, (hi - lo) * self.n)
             yield keys // self.n, keys % self.n, counts
 
     def shared_of(self, left: np.ndarray, right: np.ndarray) -> np.ndarray:

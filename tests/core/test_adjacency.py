@@ -17,7 +17,8 @@ def _random_sets(rng: np.random.Generator, n: int, vocab: int) -> list[frozenset
     ]
 
 
-@pytest.mark.parametrize(("n", "vocab"), [(0, 5), (1, 5), (2, 3), (12, 6), (60, 40)])
+# (60, 40) counts its pairs densely, (400, 5000) sparsely (by sorting): both readings
+@pytest.mark.parametrize(("n", "vocab"), [(0, 5), (1, 5), (2, 3), (12, 6), (60, 40), (400, 5000)])
 def test_shared_counts_every_pair_that_shares_a_token(n, vocab):
     rng = np.random.default_rng(n)
     sets = _random_sets(rng, n, vocab)
