@@ -95,6 +95,20 @@ def fp32_share(costs: dict[str, float], keep: tuple[str, ...]) -> float:
     return kept / sum(costs.values())
 
 
+def against_fp32(fp32, int8, prem: list[str], hyp: list[str], heldout: dict, base: dict) -> dict:
+    """``int8`` against ``fp32`` on the fit pairs (label agreement, mean and largest |Δp|, speed
+    on the same pairs interleaved in chunks of 128) and on the held-out sets (``held``)."""
+    got = interleaved({"fp32": fp32, "int8": int8}, prem, hyp, chunk=128)
+    (ref, fp32_s), (probs, int8_s) = got["fp32"], got["int8"]
+    return {
+        "agree": float((probs.argmax(1) == ref.argmax(1)).mean()),
+        "mean_dp": float(np.abs(probs - ref).mean()),
+        "max_dp": float(np.abs(probs - ref).max()),
+        "speed": fp32_s / int8_s,
+        "held": heldout_scores(int8, heldout, base),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", default=None, help="NLI data (default ../shared/data/nli)")
@@ -117,17 +131,11 @@ def main(argv: list[str] | None = None) -> int:
         int8.session = open_session(
             int8.model_dir, args.threads, graph=static_int8_graph(int8.model_dir, keep_fp32=keep)
         )
-        got = interleaved({"fp32": fp32, "int8": int8}, prem, hyp, chunk=128)
-        (base, fp32_s), (probs, int8_s) = got["fp32"], got["int8"]
-        held = heldout_scores(int8, heldout, base_held)
         rows.append(
             {
                 "name": name,
                 "share": fp32_share(costs, keep),
-                "agree": float((probs.argmax(1) == base.argmax(1)).mean()),
-                "mean_dp": float(np.abs(probs - base).mean()),
-                "speed": fp32_s / int8_s,
-                "held": held,
+                **against_fp32(fp32, int8, prem, hyp, heldout, base_held),
             }
         )
         print(name, f"{rows[-1]['agree']:.4f}", f"{rows[-1]['speed']:.2f}", flush=True)
@@ -160,9 +168,15 @@ def _report(rows: list[dict], pick: str | None, seconds: float) -> list[str]:
             f"| {r['name']}{mark} | {100 * r['share']:.1f}% | {100 * r['agree']:.1f}% | "
             f"{r['mean_dp']:.4f} | {r['speed']:.2f}× |"
         )
-    lines += heldout_table(rows, "keeps in fp32")
-    lines += ["", f"pick: {pick or 'none qualifies'}", f"total time {seconds:.0f}s"]
-    return lines
+    return lines + closing_lines(rows, "keeps in fp32", pick, seconds)
+
+
+def closing_lines(
+    rows: list[dict], first_column: str, pick: str | None, seconds: float
+) -> list[str]:
+    """A candidate round's report after its fit table: the held-out table, the pick, the time."""
+    tail = ["", f"pick: {pick or 'none qualifies'}", f"total time {seconds:.0f}s"]
+    return heldout_table(rows, first_column) + tail
 
 
 if __name__ == "__main__":

@@ -33,14 +33,15 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.nli_int8 import interleaved
-from research.int8_calibration import fit_pairs, heldout_scores, heldout_sets, heldout_table
+from research.int8_calibration import fit_pairs, heldout_sets
 from research.int8_keep import (
     _FFN_DOWN,
     _HEAD,
     _SCORES,
     MIN_AGREEMENT,
     TOKENS,
+    against_fp32,
+    closing_lines,
     fp32_share,
     matmul_costs,
 )
@@ -197,19 +198,12 @@ def main(argv: list[str] | None = None) -> int:
         graph = candidate_graph(fp32.model_dir, keep, work / f"{name}.onnx")
         int8 = OnnxNLI(cache_size=0, threads=args.threads)
         int8.graph, int8.session = graph, open_session(int8.model_dir, args.threads, graph=graph)
-        got = interleaved({"fp32": fp32, "int8": int8}, prem, hyp, chunk=128)
-        (base, fp32_s), (probs, int8_s) = got["fp32"], got["int8"]
-        mates = batch_mates(int8, prem[:BATCH_MATES_PAIRS], hyp[:BATCH_MATES_PAIRS])
         rows.append(
             {
                 "name": name,
                 "share": fp32_share(costs, (*keep, _SCORES, _HEAD)),
-                "agree": float((probs.argmax(1) == base.argmax(1)).mean()),
-                "mean_dp": float(np.abs(probs - base).mean()),
-                "max_dp": float(np.abs(probs - base).max()),
-                "mates": mates,
-                "speed": fp32_s / int8_s,
-                "held": heldout_scores(int8, heldout, base_held),
+                "mates": batch_mates(int8, prem[:BATCH_MATES_PAIRS], hyp[:BATCH_MATES_PAIRS]),
+                **against_fp32(fp32, int8, prem, hyp, heldout, base_held),
             }
         )
         print(name, f"{rows[-1]['agree']:.4f}", f"{rows[-1]['speed']:.2f}", flush=True)
@@ -245,9 +239,7 @@ def _report(rows: list[dict], pick: str | None, seconds: float) -> list[str]:
             f"| {r['name']}{mark} | {100 * r['share']:.1f}% | {100 * r['agree']:.1f}% | "
             f"{r['mean_dp']:.4f} | {r['max_dp']:.4f} | {r['mates']:.1e} | {r['speed']:.2f}× |"
         )
-    lines += heldout_table(rows, "candidate")
-    lines += ["", f"pick: {pick or 'none qualifies'}", f"total time {seconds:.0f}s"]
-    return lines
+    return lines + closing_lines(rows, "candidate", pick, seconds)
 
 
 if __name__ == "__main__":
