@@ -9,7 +9,12 @@ compares the decision and the delivered claims; per dataset, regime and pollutio
 scoreboard's figures (pass rate, contamination, answers in the delivered evidence).
 
     python -m benchmarks.runtime_verdicts [--gpe-n 50] [--prag-n 30] [--family-n 20]
-        [--biogen-n 8] [--out benchmarks/results/runtime_verdicts.txt]
+        [--biogen-n 8] [--quantize static-int8] [--out benchmarks/results/runtime_verdicts.txt]
+
+``--quantize static-int8`` runs the ONNX side on the static int8 graph (and writes
+``runtime_verdicts-static-int8.txt`` by default); :func:`main` also takes another NLI backend
+for the ONNX side (``nli=``, named ``nli_name``), as research scripts compare graphs that do not
+ship.
 
 One line per input that differs follows the tables, with both verdicts' reasons.
 """
@@ -59,12 +64,13 @@ def _first_queries(ds: Dataset, n: int) -> Dataset:
     return ds
 
 
-def onnx_models() -> tuple[Any, Any]:
-    """The ONNX runtime's fp32 models, nothing stored: every score is its own."""
+def onnx_models(quantize: str | None = None) -> tuple[Any, Any]:
+    """The ONNX runtime's models (the NLI model's fp32 graph, or the int8 one ``quantize``
+    names), nothing stored: every score is its own."""
     from mirage_core.embeddings import OnnxEmbedder
     from mirage_core.nli.onnx_nli import OnnxNLI
 
-    return OnnxNLI(None, batch_size=64), OnnxEmbedder()
+    return OnnxNLI(None, batch_size=64, quantize=quantize), OnnxEmbedder()
 
 
 def _key(r: InstanceRecord) -> tuple[str, str, str]:
@@ -108,7 +114,12 @@ def _pc(x: float | None) -> str:
     return "—" if x is None else f"{100 * x:.1f}%"
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(
+    argv: list[str] | None = None,
+    nli: Any = None,
+    nli_name: str = "",
+    command: str = "python -m benchmarks.runtime_verdicts",
+) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--gpe-n", type=int, default=50, help="gpe-eval claims at k = 5 (50)")
@@ -118,15 +129,28 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--shortqa-n", type=int, default=30, help="shortqa questions (30)")
     p.add_argument("--biogen-n", type=int, default=8, help="biogen-dev bios at k = 10 (8)")
     p.add_argument("--biogen", default=BIOGEN_DEFAULT)
-    p.add_argument("--out", default="benchmarks/results/runtime_verdicts.txt")
+    p.add_argument(
+        "--quantize",
+        choices=["static-int8"],
+        default=None,
+        help="the ONNX side's NLI graph (default: fp32)",
+    )
+    p.add_argument("--out", default=None, help="default benchmarks/results/runtime_verdicts.txt")
     args = p.parse_args(argv)
+    out = args.out or "benchmarks/results/runtime_verdicts" + (
+        f"-{args.quantize}.txt" if args.quantize else ".txt"
+    )
     config = MirageConfig()
-    runtimes = {"torch fp32": stored_models(), "onnx fp32": onnx_models()}
+    graph = nli_name or args.quantize
+    onnx = f"onnx {graph or 'fp32'}"
+    nli_onnx, embedder_onnx = onnx_models(args.quantize)
+    runtimes = {"torch fp32": stored_models(), onnx: (nli or nli_onnx, embedder_onnx)}
+    graphs = f"the NLI model's {graph} graph" if graph else "fp32 fused graphs"
     lines = [
-        f"`{' '.join(['python -m benchmarks.runtime_verdicts', *(argv or sys.argv[1:])])}`",
+        f"`{' '.join([command, *(argv or sys.argv[1:])])}`",
         "",
         "default MirageConfig(); torch fp32 (scores from the scoreboard's stores) vs the ONNX "
-        "runtime (fp32 fused graphs, every score computed here)",
+        f"runtime ({graphs}, the embedder's fp32 graph; every score computed here)",
         "",
         "| dataset | inputs | same decision | same delivered claims | ONNX pairs | ONNX s |",
         "|---|---|---|---|---|---|",
@@ -145,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
                 ds, nli, config=config, systems=["mirage"], cold_cache=False, embedder=embedder
             )
             runs[label] = (res.records, time.perf_counter() - t)
-        (a, _), (b, seconds) = runs["torch fp32"], runs["onnx fp32"]
+        (a, _), (b, seconds) = runs["torch fp32"], runs[onnx]
         same_decision, same_delivered, differ = compare(a, b)
         pairs = sum(r.routes["mirage"].nli_pairs or 0 for r in b)
         lines.append(
@@ -167,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{100 * worst:.1f} points (goal: within 1 point)",
     ]
     if moved:
-        lines += ["", "| where | figure | torch fp32 | onnx fp32 |", "|---|---|---|---|"]
+        lines += ["", f"| where | figure | torch fp32 | {onnx} |", "|---|---|---|---|"]
         lines += [f"| {w} | {f} | {_pc(x)} | {_pc(y)} |" for w, f, x, y in moved]
     if differing:
         lines += ["", "inputs whose verdicts differ:"]
@@ -176,11 +200,11 @@ def main(argv: list[str] | None = None) -> int:
             lines += [
                 f"- {ra.qid} {ra.regime} {ra.family}: torch {x.decision} "
                 f"({len(x.delivered)} claims) — {x.reason[:160]}",
-                f"  onnx {y.decision} ({len(y.delivered)} claims) — {y.reason[:160]}",
+                f"  {onnx} {y.decision} ({len(y.delivered)} claims) — {y.reason[:160]}",
             ]
     text = "\n".join(lines) + "\n"
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(text, encoding="utf-8")
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_text(text, encoding="utf-8")
     print(text)
     return 0
 

@@ -1,13 +1,18 @@
-"""int8 activations with one scale per token (candidates): ``python -m research.int8_per_token``.
+"""int8 activations with one scale per token (candidates): ``python -m research.int8_per_token
+[--round 2]``.
 
-The shipped fp32 graph rewritten with standard ONNX operators (:func:`quantize_per_token`):
-each MatMul with a constant weight reads a uint8 copy of its input (symmetric, one scale per
-token computed from that token's own row as the graph runs, zero point 128) and int8 weights
-with one scale per output channel (``MatMulInteger``); the attention products, the pooler and
-the classifier stay fp32. A token's row depends only on its own sequence, so a pair's scores
-do not depend on its batch mates, and nothing is calibrated. Candidates: every weight MatMul int8 (``per-token``), and the
-same with each layer's FFN down-projection kept fp32 (``per-token+ffn-down``), where the
-static int8 graph's error sat (``research/int8_keep.py``).
+The shipped fp32 graph rewritten by :func:`quantize_per_token`:
+each MatMul with a constant weight reads a uint8 copy of its input, scaled per token from that
+token's own row as the graph runs, and int8 weights with one scale per output channel
+(``MatMulInteger``); the attention products, the pooler and the classifier stay fp32. A
+token's row depends only on its own sequence, so a pair's scores do not depend on its batch
+mates, and nothing is calibrated.
+
+Round 1 reads each row symmetric around zero point 128: every weight MatMul int8
+(``per-token``), and the same with each layer's FFN down-projection kept fp32
+(``per-token+ffn-down``), where the static int8 graph's error sat (``research/int8_keep.py``).
+Round 2 gives each row a zero point of its own (``per-token-zero-points``), round 1's pick
+printed beside it; it writes ``research/results/int8-per-token-2/``.
 
 **Rule** (declared before any candidate ran, ``docs/decisions.md``, 2026-12-07): on the 2,000
 fit pairs of ``research.int8_calibration``, a candidate qualifies when its labels agree with
@@ -25,7 +30,9 @@ not chosen on.
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -62,14 +69,17 @@ def _weight_int8(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.clip(np.round(w / scale), -_LEVELS, _LEVELS).astype(np.int8), scale.astype(np.float32)
 
 
-def quantize_per_token(model: Any, keep_fp32: tuple[str, ...] = ()) -> Any:
+def quantize_per_token(
+    model: Any, keep_fp32: tuple[str, ...] = (), zero_points: bool = False
+) -> Any:
     """Rewrite ``model`` (an ``onnx.ModelProto`` whose weights are initializers) in place: every
     MatMul whose second input is a constant reads a per-token int8 copy of its first input.
     Inputs read by several MatMuls (an attention layer's query, key and value) are quantized
     once. MatMuls whose node name matches one of the regular expressions ``keep_fp32`` stay
-    fp32 (for measuring alternatives). Returns ``model``."""
-    import re
-
+    fp32. ``zero_points`` (round 2): each token's range, widened to hold 0, maps to 0..255, and
+    its zero point times each weight column's integer sum is subtracted from the integer
+    product (ONNX Runtime's kernel takes one zero point per tensor); else (round 1) each row is
+    read symmetric around the fixed zero point 128. Returns ``model``."""
     from onnx import TensorProto, helper, numpy_helper
 
     graph = model.graph
@@ -81,27 +91,50 @@ def quantize_per_token(model: Any, keep_fp32: tuple[str, ...] = ()) -> Any:
         "pt.shift": np.array(float(_ZERO_POINT), np.float32),
         "pt.zero": np.array(_ZERO_POINT, np.uint8),
         "pt.axes": np.array([-1], np.int64),
+        "pt.0": np.array(0.0, np.float32),
+        "pt.255": np.array(255.0, np.float32),
     }
     nodes: list[Any] = []
     added: list[Any] = [numpy_helper.from_array(v, k) for k, v in const.items()]
-    quantized: dict[str, tuple[str, str]] = {}  # input name -> (uint8 copy, per-token scale)
+    # input name -> (uint8 copy, per-token scale, per-token zero point or None)
+    quantized: dict[str, tuple[str, str, str | None]] = {}
 
-    def quantize_input(x: str) -> tuple[str, str]:
+    def reduce(op: str, x: str, out: str) -> Any:
+        if opset >= 18:  # the reductions read their axes from an input from opset 18 on
+            return helper.make_node(op, [x, "pt.axes"], [out], keepdims=1)
+        return helper.make_node(op, [x], [out], axes=[-1], keepdims=1)
+
+    def quantize_input(x: str) -> tuple[str, str, str | None]:
         if x in quantized:
             return quantized[x]
         p = f"pt.{len(quantized)}"
-        if opset >= 18:  # ReduceMax reads its axes from an input from opset 18 on
-            reduce = helper.make_node(
-                "ReduceMax", [f"{p}.abs", "pt.axes"], [f"{p}.max"], keepdims=1
+        if zero_points:
+            nodes.extend(
+                [
+                    reduce("ReduceMin", x, f"{p}.min"),
+                    reduce("ReduceMax", x, f"{p}.max"),
+                    helper.make_node("Min", [f"{p}.min", "pt.0"], [f"{p}.lo"]),
+                    helper.make_node("Max", [f"{p}.max", "pt.0"], [f"{p}.hi"]),
+                    helper.make_node("Sub", [f"{p}.hi", f"{p}.lo"], [f"{p}.range"]),
+                    helper.make_node("Max", [f"{p}.range", "pt.eps"], [f"{p}.range+"]),
+                    helper.make_node("Div", [f"{p}.range+", "pt.255"], [f"{p}.scale"]),
+                    helper.make_node("Div", [f"{p}.lo", f"{p}.scale"], [f"{p}.lo/s"]),
+                    helper.make_node("Neg", [f"{p}.lo/s"], [f"{p}.-lo/s"]),
+                    helper.make_node("Round", [f"{p}.-lo/s"], [f"{p}.zero"]),
+                    helper.make_node("Div", [x, f"{p}.scale"], [f"{p}.scaled"]),
+                    helper.make_node("Round", [f"{p}.scaled"], [f"{p}.rounded"]),
+                    helper.make_node("Add", [f"{p}.rounded", f"{p}.zero"], [f"{p}.shifted"]),
+                    # rounding the zero point can push the ends half a step out of 0..255
+                    helper.make_node("Clip", [f"{p}.shifted", "pt.0", "pt.255"], [f"{p}.held"]),
+                    helper.make_node("Cast", [f"{p}.held"], [f"{p}.u8"], to=TensorProto.UINT8),
+                ]
             )
-        else:
-            reduce = helper.make_node(
-                "ReduceMax", [f"{p}.abs"], [f"{p}.max"], axes=[-1], keepdims=1
-            )
+            quantized[x] = (f"{p}.u8", f"{p}.scale", f"{p}.zero")
+            return quantized[x]
         nodes.extend(
             [
                 helper.make_node("Abs", [x], [f"{p}.abs"]),
-                reduce,
+                reduce("ReduceMax", f"{p}.abs", f"{p}.max"),
                 helper.make_node("Max", [f"{p}.max", "pt.eps"], [f"{p}.max+"]),
                 helper.make_node("Div", [f"{p}.max+", "pt.levels"], [f"{p}.scale"]),
                 helper.make_node("Div", [x, f"{p}.scale"], [f"{p}.scaled"]),
@@ -111,7 +144,7 @@ def quantize_per_token(model: Any, keep_fp32: tuple[str, ...] = ()) -> Any:
                 helper.make_node("Cast", [f"{p}.shifted"], [f"{p}.u8"], to=TensorProto.UINT8),
             ]
         )
-        quantized[x] = (f"{p}.u8", f"{p}.scale")
+        quantized[x] = (f"{p}.u8", f"{p}.scale", None)
         return quantized[x]
 
     for node in graph.node:
@@ -127,11 +160,23 @@ def quantize_per_token(model: Any, keep_fp32: tuple[str, ...] = ()) -> Any:
             numpy_helper.from_array(w_q, f"{m}.w"),
             numpy_helper.from_array(w_scale, f"{m}.ws"),
         ]
-        x_q, x_scale = quantize_input(node.input[0])
+        x_q, x_scale, x_zero = quantize_input(node.input[0])
+        to_float = TensorProto.FLOAT
+        if x_zero is None:
+            nodes += [
+                helper.make_node("MatMulInteger", [x_q, f"{m}.w", "pt.zero"], [f"{m}.i32"]),
+                helper.make_node("Cast", [f"{m}.i32"], [f"{m}.f32"], to=to_float),
+            ]
+        else:
+            added.append(numpy_helper.from_array(w_q.sum(axis=0).astype(np.float32), f"{m}.wsum"))
+            nodes += [
+                helper.make_node("MatMulInteger", [x_q, f"{m}.w"], [f"{m}.i32"]),
+                helper.make_node("Cast", [f"{m}.i32"], [f"{m}.raw"], to=to_float),
+                helper.make_node("Mul", [x_zero, f"{m}.wsum"], [f"{m}.offset"]),
+                helper.make_node("Sub", [f"{m}.raw", f"{m}.offset"], [f"{m}.f32"]),
+            ]
         nodes.extend(
             [
-                helper.make_node("MatMulInteger", [x_q, f"{m}.w", "pt.zero"], [f"{m}.i32"]),
-                helper.make_node("Cast", [f"{m}.i32"], [f"{m}.f32"], to=TensorProto.FLOAT),
                 helper.make_node("Mul", [f"{m}.f32", x_scale], [f"{m}.row"]),
                 helper.make_node("Mul", [f"{m}.row", f"{m}.ws"], [node.output[0]], name=node.name),
             ]
@@ -151,9 +196,15 @@ CANDIDATES: dict[str, tuple[str, ...]] = {
     "per-token": (),
     "per-token+ffn-down": (_FFN_DOWN,),
 }
+#: the second round (``--round 2``): rows read with a zero point per token; the first round's
+#: pick is printed beside it and is not a candidate
+CANDIDATES_2: dict[str, tuple[str, ...]] = {"per-token-zero-points": ()}
+BESIDE_2 = ("per-token",)
 
 
-def candidate_graph(model_dir: Path, keep: tuple[str, ...], into: Path) -> Path:
+def candidate_graph(
+    model_dir: Path, keep: tuple[str, ...], into: Path, zero_points: bool = False
+) -> Path:
     """The rewritten graph of ``model_dir`` keeping ``keep`` in fp32, written to ``into``."""
     import onnx
 
@@ -162,7 +213,7 @@ def candidate_graph(model_dir: Path, keep: tuple[str, ...], into: Path) -> Path:
     pre = into.with_name(f"pre.{into.name}")
     if not pre.exists():
         preprocess(model_dir, pre)
-    onnx.save(quantize_per_token(onnx.load(str(pre)), keep), str(into))
+    onnx.save(quantize_per_token(onnx.load(str(pre)), keep, zero_points), str(into))
     return into
 
 
@@ -178,11 +229,47 @@ def batch_mates(nli, prem: list[str], hyp: list[str]) -> float:
     return float(np.abs(together - alone).max())
 
 
+def verdicts(argv: list[str]) -> int:
+    """``python -m research.int8_per_token verdicts [benchmarks.runtime_verdicts options]``: the
+    second round's pick on the scoreboard's inputs against torch fp32, written to
+    ``research/results/int8-per-token-2/runtime_verdicts.txt`` (unless ``--out`` says)."""
+    from benchmarks import runtime_verdicts
+    from mirage_core.nli.onnx_nli import OnnxNLI
+    from mirage_core.onnx_models import open_session
+
+    work = Path(tempfile.mkdtemp(prefix="mirage-int8-per-token-"))
+    try:
+        nli = OnnxNLI(None, batch_size=64)
+        graph = candidate_graph(nli.model_dir, (), work / "graph.onnx", zero_points=True)
+        nli.graph, nli.session = graph, open_session(nli.model_dir, None, graph=graph)
+        out = ["--out", str(OUT.with_name(f"{OUT.name}-2") / "runtime_verdicts.txt")]
+        return runtime_verdicts.main(
+            [*argv, *([] if "--out" in argv else out)],
+            nli=nli,
+            nli_name=next(iter(CANDIDATES_2)),
+            command="python -m research.int8_per_token verdicts",
+        )
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["verdicts"]:
+        return verdicts(argv[1:])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", default=None, help="NLI data (default ../shared/data/nli)")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--round", type=int, choices=(1, 2), default=1)
     args = parser.parse_args(argv)
+    # round -> (name -> (kept fp32, zero points, a candidate))
+    runs = {
+        1: {k: (v, False, True) for k, v in CANDIDATES.items()},
+        2: {
+            **{k: (v, True, True) for k, v in CANDIDATES_2.items()},
+            **{k: (CANDIDATES[k], False, False) for k in BESIDE_2},
+        },
+    }[args.round]
     from mirage_core.nli.onnx_nli import OnnxNLI
     from mirage_core.onnx_models import open_session
 
@@ -194,33 +281,41 @@ def main(argv: list[str] | None = None) -> int:
     prem, hyp = [p for (p, _), _ in fit], [h for (_, h), _ in fit]
     heldout, base_held = heldout_sets(args.data_dir, fp32)
     rows = []
-    for name, keep in CANDIDATES.items():
-        graph = candidate_graph(fp32.model_dir, keep, work / f"{name}.onnx")
+    for name, (keep, zero_points, candidate) in runs.items():
+        graph = candidate_graph(fp32.model_dir, keep, work / f"{name}.onnx", zero_points)
         int8 = OnnxNLI(cache_size=0, threads=args.threads)
         int8.graph, int8.session = graph, open_session(int8.model_dir, args.threads, graph=graph)
         rows.append(
             {
-                "name": name,
+                "name": name if candidate else f"{name} (beside, not a candidate)",
+                "candidate": candidate,
                 "share": fp32_share(costs, (*keep, _SCORES, _HEAD)),
                 "mates": batch_mates(int8, prem[:BATCH_MATES_PAIRS], hyp[:BATCH_MATES_PAIRS]),
                 **against_fp32(fp32, int8, prem, hyp, heldout, base_held),
             }
         )
         print(name, f"{rows[-1]['agree']:.4f}", f"{rows[-1]['speed']:.2f}", flush=True)
-    qualified = [r for r in rows if r["agree"] >= MIN_AGREEMENT and r["mates"] <= BATCH_MATES_TOL]
+    qualified = [
+        r
+        for r in rows
+        if r["candidate"] and r["agree"] >= MIN_AGREEMENT and r["mates"] <= BATCH_MATES_TOL
+    ]
     pick = min(qualified, key=lambda r: (r["share"], -r["agree"]))["name"] if qualified else None
-    lines = _report(rows, pick, time.time() - t_start)
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "choice.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    lines = _report(rows, pick, time.time() - t_start, args.round)
+    out = OUT if args.round == 1 else OUT.with_name(f"{OUT.name}-{args.round}")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "choice.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))
     shutil.rmtree(work, ignore_errors=True)
     return 0
 
 
-def _report(rows: list[dict], pick: str | None, seconds: float) -> list[str]:
+def _report(rows: list[dict], pick: str | None, seconds: float, round_: int) -> list[str]:
+    command = "`python -m research.int8_per_token" + (f" --round {round_}`" if round_ > 1 else "`")
     lines = [
-        "`python -m research.int8_per_token`: NLI graphs with int8 activations scaled per token "
-        "(research/int8_per_token.py: quantize_per_token), against the shipped fused fp32 graph, both on "
+        f"{command}: NLI graphs with int8 activations scaled per token "
+        "(research/int8_per_token.py: quantize_per_token), against the shipped fused fp32 "
+        "graph, both on "
         "ONNX Runtime",
         "",
         f"fit: the 2,000 training-source pairs of research.int8_calibration; qualifies at labels "
