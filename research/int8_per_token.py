@@ -21,9 +21,9 @@ equal its scores among 63 batch mates (max |Δp| ≤ :data:`BATCH_MATES_TOL` ove
 :data:`BATCH_MATES_PAIRS` fit pairs); the pick is the qualifier with the smallest fp32 share of
 the graph's multiply-adds, a tie going to the higher agreement. It ships as the opt-in
 ``OnnxNLI(quantize="per-token-int8")`` only if no held-out set of ``benchmarks/eval_nli.py``
-loses more than a point of accuracy (reported here for every candidate) and
-``benchmarks.runtime_verdicts --quantize per-token-int8`` moves no scoreboard figure by more
-than a point. Speed against the fused fp32 graph (interleaved, the same pairs) is printed and
+loses more than a point of accuracy (reported here for every candidate) and the pick, run on
+the scoreboard's inputs by ``benchmarks.runtime_verdicts`` (``python -m research.int8_per_token
+verdicts``), moves no figure by more than a point. Neither round's pick met both: nothing ships. Speed against the fused fp32 graph (interleaved, the same pairs) is printed and
 not chosen on.
 """
 
