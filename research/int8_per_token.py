@@ -23,8 +23,9 @@ the graph's multiply-adds, a tie going to the higher agreement. It ships as the 
 ``OnnxNLI(quantize="per-token-int8")`` only if no held-out set of ``benchmarks/eval_nli.py``
 loses more than a point of accuracy (reported here for every candidate) and the pick, run on
 the scoreboard's inputs by ``benchmarks.runtime_verdicts`` (``python -m research.int8_per_token
-verdicts``), moves no figure by more than a point. Neither round's pick met both: nothing ships. Speed against the fused fp32 graph (interleaved, the same pairs) is printed and
-not chosen on.
+verdicts``), moves no figure by more than a point; neither round's pick met both, so nothing
+ships. Speed against the fused fp32 graph (interleaved, the same pairs) is printed and not
+chosen on.
 """
 
 from __future__ import annotations
