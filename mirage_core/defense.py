@@ -219,8 +219,10 @@ class Mirage:
     def _pair(self, query: str, passages: list[Passage]) -> _Query:
         """Evidence preparation, then pairing (both before the shared NLI call)."""
         cfg = self._config_for(normalize_query(query))
-        # The first use loads the embedding model: outside the step timings.
-        embed = self.embedder.embed if cfg.needs_embeddings and passages else None
+        # The first use loads the embedding model: outside the step timings, and only for
+        # evidence with text to read (passages that hold none fall back before embedding).
+        readable = any(p.text.strip() for p in passages)
+        embed = self.embedder.embed if cfg.needs_embeddings and readable else None
         evidence = prepare_evidence(query, passages, cfg, embed)
         item = _Query(cfg, evidence)
         if evidence.early_reason is None:

@@ -81,6 +81,22 @@ def test_empty_and_whitespace_texts(mirage, clean_passages):
     assert ok.decision == "verified" and any("passage 0 is empty" in w for w in ok.warnings)
 
 
+def test_evidence_without_text_loads_no_embedder(monkeypatch):
+    from mirage_core import embeddings
+
+    def no_load():
+        raise AssertionError("the embedder was loaded for evidence with no text")
+
+    monkeypatch.setattr(embeddings, "default_embedder", no_load)
+    mirage = Mirage(MirageConfig(), nli=CallableNLI(lexical_nli))
+    assert MirageConfig().needs_embeddings
+    v = mirage.defend(QUERY, ["", "   \n\t "])
+    assert v.reason == "no evidence: 2 retrieved passages hold no text to check"
+    assert mirage.defend(QUERY, []).decision == "fallback"
+    with pytest.raises(AssertionError, match="was loaded"):  # readable text does load it
+        mirage.defend(QUERY, ["The tower opened in 1889.", "It opened in 1889."])
+
+
 @pytest.mark.model
 def test_one_source_only(mirage, fake_nli):
     """Evidence from one domain: by default each document is a source, but near-copies of one
