@@ -25,11 +25,13 @@ Spans (visible to any span handler, e.g. an OpenTelemetry exporter), in order of
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Literal
 
 from llama_index.core.bridge.pydantic import Field
 from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.instrumentation.events.base import BaseEvent
+
+from mirage_core import Verdict
 
 __all__ = ["MirageGateEvent", "dispatcher"]
 
@@ -62,7 +64,7 @@ class MirageGateEvent(BaseEvent):
     """
 
     query: str = ""
-    decision: str
+    decision: Literal["verified", "fallback"]
     reason: str
     r_contr: float | None = None
     d_src: int = 0
@@ -73,7 +75,7 @@ class MirageGateEvent(BaseEvent):
     nli_error: str | None = None
     embedding_error: str | None = None
     unchecked: bool = False
-    verdict: Any = Field(default=None, exclude=True, repr=False)
+    verdict: Verdict | None = Field(default=None, exclude=True, repr=False)
 
     @classmethod
     def class_name(cls) -> str:
@@ -81,7 +83,7 @@ class MirageGateEvent(BaseEvent):
 
 
 def gate_event(
-    verdict: Any, *, n_nodes: int, n_passages: int, passed_over: list[dict[str, Any]]
+    verdict: Verdict, *, n_nodes: int, n_passages: int, passed_over: list[dict[str, Any]]
 ) -> MirageGateEvent:
     """Build the event for ``verdict`` (a :class:`~mirage_core.Verdict`)."""
     r = verdict.r_contr

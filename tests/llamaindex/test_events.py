@@ -138,3 +138,15 @@ def test_a_failed_nli_call_reports_no_contradiction_mass(recorder, clean_nodes):
     [event] = recorder.events
     assert event.decision == "fallback" and "NLI failed" in event.reason
     assert event.r_contr is None  # the verdict's NaN is not a JSON number
+
+
+@pytest.mark.parametrize(
+    ("fields", "bad"),
+    [({"decision": "maybe"}, "decision"), ({"verdict": {"decision": "verified"}}, "verdict")],
+)
+def test_gate_event_fields_are_typed(fields, bad):
+    from llama_index.core.bridge.pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match=bad):
+        MirageGateEvent(**{"decision": "fallback", "reason": "r", **fields})
+    assert MirageGateEvent(decision="fallback", reason="r").verdict is None
