@@ -131,10 +131,12 @@ class MiragePostprocessor(BaseNodePostprocessor):
         *,
         embedder: Any = None,
         mirage: Mirage | None = None,
+        output: Output = "sentences",
+        source_keys: Sequence[str] = DEFAULT_SOURCE_KEYS,
         **kwargs: Any,
     ) -> None:
         engine = resolve_engine(mirage, config, nli, embedder)  # before any model loads
-        super().__init__(**kwargs)
+        super().__init__(output=output, source_keys=source_keys, **kwargs)
         self._mirage = engine
 
     @classmethod

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import inspect
 import pickle
 import threading
 
@@ -142,6 +143,15 @@ def test_output_claims_one_node_per_claim_with_offsets(mirage, clean_passages, p
 def test_bad_output_option_is_refused(mirage):
     with pytest.raises(ValueError):
         MiragePostprocessor(mirage=mirage, output="paragraphs")
+    with pytest.raises(ValueError, match="source_keys"):  # one key is still a sequence of keys
+        MiragePostprocessor(mirage=mirage, source_keys="url")
+
+
+def test_options_are_keyword_arguments(mirage):
+    pp = MiragePostprocessor(mirage=mirage, output="claims", source_keys=["url", "id"])
+    assert (pp.output, pp.source_keys) == ("claims", ("url", "id"))
+    params = inspect.signature(MiragePostprocessor.__init__).parameters
+    assert params["output"].kind is params["source_keys"].kind is inspect.Parameter.KEYWORD_ONLY
 
 
 @pytest.mark.model
