@@ -45,7 +45,10 @@ def source_count(
     :func:`~mirage_core.corroboration.configured_corroboration`)."""
     unit = source_unit(config)
     units = {unit(claims[i]) for i in selected}
-    if (count or config.method.source_count) == "selected" or not selected:
+    mode = count or config.method.source_count
+    if mode not in ("selected", "corroborating"):
+        raise ValueError(f'source_count must be "selected" or "corroborating", got {mode!r}')
+    if mode == "selected" or not selected:
         return len(units)
     if corroboration is None:
         raise ValueError('source_count="corroborating" needs corroboration')

@@ -77,3 +77,16 @@ def test_a_source_is_a_domain_or_an_independence_group(independence, expected):
     config = NO_SIGNALS.replace(independence=independence)
     none = np.zeros(len(claims), dtype=bool)
     assert source_count(claims, [0, 1, 2], none, config, count="selected") == expected
+
+
+def test_a_count_needs_a_known_mode_and_its_corroboration(fake_nli, one_way_pages):
+    from mirage_core.sources import source_count
+
+    v = engine(fake_nli).defend(QUERY, one_way_pages)
+    none_quarantined = np.zeros(len(v.claims), dtype=bool)
+    args = (v.claims, [0], none_quarantined, MirageConfig())
+    with pytest.raises(ValueError, match='source_count must be "selected" or "corroborating"'):
+        source_count(*args, None, "every")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match='"corroborating" needs corroboration'):
+        source_count(*args, None, "corroborating")
+    assert source_count(*args, None, "selected") == 1
