@@ -64,13 +64,15 @@ def _first_queries(ds: Dataset, n: int) -> Dataset:
     return ds
 
 
-def onnx_models(quantize: str | None = None) -> tuple[Any, Any]:
-    """The ONNX runtime's models (the NLI model's fp32 graph, or the int8 one ``quantize``
-    names), nothing stored: every score is its own."""
+def onnx_models(quantize: str | None = None, nli: Any = None) -> tuple[Any, Any]:
+    """The ONNX runtime's models (``nli``, else the NLI model's fp32 graph or the int8 one
+    ``quantize`` names), nothing stored: every score is its own."""
     from mirage_core.embeddings import OnnxEmbedder
     from mirage_core.nli.onnx_nli import OnnxNLI
 
-    return OnnxNLI(None, batch_size=64, quantize=quantize), OnnxEmbedder()
+    if nli is None:
+        nli = OnnxNLI(None, batch_size=64, quantize=quantize)
+    return nli, OnnxEmbedder()
 
 
 def _key(r: InstanceRecord) -> tuple[str, str, str]:
@@ -143,8 +145,7 @@ def main(
     config = MirageConfig()
     graph = nli_name or args.quantize
     onnx = f"onnx {graph or 'fp32'}"
-    nli_onnx, embedder_onnx = onnx_models(args.quantize)
-    runtimes = {"torch fp32": stored_models(), onnx: (nli or nli_onnx, embedder_onnx)}
+    runtimes = {"torch fp32": stored_models(), onnx: onnx_models(args.quantize, nli)}
     graphs = f"the NLI model's {graph} graph" if graph else "fp32 fused graphs"
     lines = [
         f"`{' '.join([command, *(argv or sys.argv[1:])])}`",

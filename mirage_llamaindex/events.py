@@ -25,13 +25,14 @@ Spans (visible to any span handler, e.g. an OpenTelemetry exporter), in order of
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Any
 
 from llama_index.core.bridge.pydantic import Field
 from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.instrumentation.events.base import BaseEvent
 
 from mirage_core import Verdict
+from mirage_core.verdict import Decision
 
 __all__ = ["MirageGateEvent", "dispatcher"]
 
@@ -64,7 +65,7 @@ class MirageGateEvent(BaseEvent):
     """
 
     query: str = ""
-    decision: Literal["verified", "fallback"]
+    decision: Decision
     reason: str
     r_contr: float | None = None
     d_src: int = 0
