@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from mirage_core.claim_filter import non_claim_reason
+from mirage_core.instructions import instruction_in
 from mirage_core.memo import text_memo
 from mirage_core.types import Claim, Passage
 
@@ -363,6 +364,7 @@ def extract_claims(
     filter_non_claims: bool = False,
     skipped: list[dict[str, object]] | None = None,
     spans: Sequence[Sequence[tuple[int, int]] | None] | None = None,
+    leave_out_instructions: bool = False,
 ) -> list[Claim]:
     """Split each passage into claims, dropping fragments with fewer than ``min_tokens``
     content tokens. ``indices`` are the passages' positions in the caller's list; ``groups``
@@ -373,7 +375,11 @@ def extract_claims(
     too; each is appended to ``skipped`` as ``{"passage", "start", "end", "reason"}``.
 
     ``spans``, when given, are each passage's sentence spans in ``passage.text[:max_chars]``
-    (:func:`split_sentences`; ``None`` for one passage: split here)."""
+    (:func:`split_sentences`; ``None`` for one passage: split here).
+
+    With ``leave_out_instructions``, a passage with an instruction to the model in it
+    (:func:`~mirage_core.instructions.instruction_in`) gives no claim: each of its sentences is
+    appended to ``skipped``, as ``"instruction"`` or ``"beside an instruction"``."""
     claims: list[Claim] = []
     for passage, p_idx, source, domain, score, group, cut in zip(
         passages,
@@ -386,8 +392,11 @@ def extract_claims(
         strict=True,
     ):
         text = passage.text[:max_chars]
+        sentences = cut if cut is not None else split_sentences(text)
+        if leave_out_instructions and _skip_instructing(text, sentences, p_idx, skipped):
+            continue
         kept = 0
-        for start, end in cut if cut is not None else split_sentences(text):
+        for start, end in sentences:
             if kept >= max_claims_per_passage:
                 break
             sentence = clean_text(_CITATION.sub("", text[start:end]))
@@ -415,3 +424,25 @@ def extract_claims(
             )
             kept += 1
     return claims
+
+
+def _skip_instructing(
+    text: str,
+    sentences: Sequence[tuple[int, int]],
+    passage: int,
+    skipped: list[dict[str, object]] | None,
+) -> bool:
+    """Whether the passage ``text`` holds an instruction to the model; if so, each of its
+    ``sentences`` is appended to ``skipped`` with its reason."""
+    reasons = [
+        "instruction" if instruction_in(text[start:end]) else "beside an instruction"
+        for start, end in sentences
+    ]
+    if "instruction" not in reasons:
+        return False
+    if skipped is not None:
+        skipped.extend(
+            {"passage": passage, "start": start, "end": end, "reason": reason}
+            for (start, end), reason in zip(sentences, reasons, strict=True)
+        )
+    return True

@@ -317,6 +317,7 @@ def split_claims(
         filter_non_claims=m.claim_filter,
         skipped=skipped,
         spans=spans,
+        leave_out_instructions=m.instruction_pages == "leave_out",
     )
     # spans into the caller's text, whatever normalization changed
     by_passage = dict(zip(evidence.passage_ids, normalized, strict=True))
@@ -332,15 +333,22 @@ def split_claims(
             NonClaim(item["passage"], start, end, item["reason"])  # type: ignore[arg-type]
         )
     with_claims = {c.passage_index for c in evidence.claims}
+    instructing = {item["passage"] for item in skipped if item["reason"] == "instruction"}
     for i in evidence.passage_ids:
-        if i not in with_claims:
+        if i in instructing:
+            evidence.warnings.append(f"passage {i} instructs the model; it is left out")
+        elif i not in with_claims:
             evidence.warnings.append(
                 f"passage {i} has no sentence with ≥ {m.min_claim_tokens} content tokens"
             )
     if not evidence.claims:
-        evidence.early_reason = (
-            f"no evidence: no passage holds a sentence with ≥ {m.min_claim_tokens} content tokens"
-        )
+        short = f"no passage holds a sentence with ≥ {m.min_claim_tokens} content tokens"
+        if instructing:
+            others = len(instructing) < len(evidence.passage_ids)
+            short = f"passages {sorted(instructing)} instruct the model and are left out" + (
+                f"; no other {short.removeprefix('no ')}" if others else ""
+            )
+        evidence.early_reason = f"no evidence: {short}"
     elif m.relevance == "lexical":
         evidence.relevance = lexical_relevance(
             evidence.query, evidence.claims, m.relevance_saturation

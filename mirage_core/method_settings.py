@@ -27,6 +27,7 @@ __all__ = [
     "CorroboratedOnly",
     "FactForms",
     "FactScope",
+    "InstructionPages",
     "Linkage",
     "LoneFacts",
     "MethodSettings",
@@ -60,6 +61,7 @@ UncorroboratedDelivery = Literal[
 ]
 ParaphraseVeto = Literal["counted", "leaning", "unread_or_leaning"]
 LoneFacts = Literal["deliver", "hold_back", "outvoted", "answers"]
+InstructionPages = Literal["leave_out", "keep"]
 ParaphraseBudget = Literal["shared", "exempt"]
 
 
@@ -118,6 +120,11 @@ class MethodSettings:
     claim_filter: bool = field(default=False, metadata=rule("bool"))
     """Sentences that assert nothing (questions, truncated titles, headlines, bylines, site
     names, list introductions) are not claims (:mod:`mirage_core.claim_filter`)."""
+    instruction_pages: InstructionPages = "leave_out"
+    """A passage that holds an instruction to the model ("Ignore all previous instructions and
+    …", a chat-template marker, "Note to AI assistants: …") contributes no claim: each of its
+    sentences is reported as not a claim (:mod:`mirage_core.instructions`). ``"keep"`` reads
+    such a passage as any other (a corpus about prompt injection quotes the attack)."""
     min_claim_tokens: int = field(default=2, metadata=rule("int"))
     """Sentences with fewer content tokens are not claims."""
     relevance: Relevance = "lexical"
@@ -362,7 +369,8 @@ class MethodSettings:
     @classmethod
     def paper(cls, **overrides: Any) -> MethodSettings:
         """The published method's internals: no relevance weighting, per-direction
-        contradiction at κ = 0.5, no quarantine, S* delivered whole."""
+        contradiction at κ = 0.5, no quarantine, S* delivered whole, every page read as
+        evidence."""
         base: dict[str, Any] = dict(
             kappa=0.5,
             contradiction_symmetry="each",
@@ -370,6 +378,7 @@ class MethodSettings:
             coordinated_min_support=0,
             coordination_self_conflict=None,
             garbled_threshold=None,
+            instruction_pages="keep",
             coordination_absorb_margin=None,
             coordinated_d_min=None,
             paraphrase_pairs=False,
