@@ -30,19 +30,42 @@ import re
 
 __all__ = ["instruction_in"]
 
-# Where an imperative can stand: the start of the text or of a clause, or after a word that
-# leads into a command ("and say that", "please ignore", "now forget").
-_LEAD = r"(?:^|[.!;:,]\s*|\b(?:and|then|now|please|just|simply|also|instead|always)\s+)"
-_OVERRIDE_VERB = r"(?:ignore|disregard|forget|override|bypass|discard)"
-# "all previous instructions", "any prior rules", "the above context", "the earlier messages"
+# Each form is searched for by its words first; where it must stand as an imperative, the text
+# before the match is then checked for a place where one can stand (the start of the text or
+# of a clause, or a word that leads into a command: "please ignore", "and ignore"). Leading
+# with the words keeps the scan of an honest sentence to a few microseconds.
+_CLAUSE_START = re.compile(
+    r"(?:^|[.!;:,]\s*|\b(?:and|then|now|please|just|simply|also|instead)\s+)\Z",
+    re.IGNORECASE,
+)
+_SENTENCE_START = re.compile(r"(?:^|[.!;:]\s*)\Z")
+_OVERRIDE_VERB = r"\b(?:ignore|disregard|forget|override|bypass|discard)"
+# What an override is aimed at: instructions, or the other evidence the model was given ...
+_OVERRIDDEN = (
+    r"(?:instructions?|prompts?|directives?|guidelines|rules|programming|context|evidence"
+    r"|sources|documents|passages|search\s+results|messages|information)"
+)
+# ... named as what came before or as the rest: "all previous instructions", "all other
+# evidence", "any conflicting sources", "your guidelines" (an imperative "ignore the error
+# messages" names neither, and is left alone)
+_REFERENCE = (
+    r"(?:all|any|every|other|previous|prior|earlier|preceding|foregoing|above|conflicting"
+    r"|contradicting|outside|external|your|system)"
+)
+_WORDS_UP_TO = r"(?:[\w'’-]+,?\s+){{0,{}}}?"
 _OVERRIDE = re.compile(
-    _LEAD + _OVERRIDE_VERB + r"\s+(?:(?:all|any|every|the|of|your|my|these|those)\s+){0,3}"
-    r"(?:previous|prior|earlier|preceding|foregoing|above)\b"
-    r"|" + _LEAD + _OVERRIDE_VERB + r"\s+(?:what|everything|anything|all)\s+(?:that\s+)?"
+    _OVERRIDE_VERB
+    + r"\s+"
+    + _WORDS_UP_TO.format(5)
+    + _REFERENCE
+    + r"\s+"
+    + _WORDS_UP_TO.format(3)
+    + _OVERRIDDEN
+    + r"\b"
+    # "everything you were told", "what was said before", "the above"
+    r"|" + _OVERRIDE_VERB + r"\s+(?:what|everything|anything|all|the)\s+(?:that\s+)?"
     r"(?:(?:was|is|has\s+been)\s+(?:said|written)|you\s+(?:were|have\s+been)\s+"
-    r"(?:told|given|instructed)|(?:written\s+|said\s+)?(?:above|before))\b"
-    r"|" + _LEAD + _OVERRIDE_VERB + r"\s+(?:all\s+|any\s+)?(?:of\s+)?your\s+"
-    r"(?:instructions|programming|guidelines|rules|system\s+prompt|training|directives)\b",
+    r"(?:told|given|instructed)|(?:written\s+|said\s+)?(?:above|before))\b",
     re.IGNORECASE,
 )
 # Chat-template and role markers: no prose writes them.
@@ -55,33 +78,69 @@ _MODEL = (
     r"(?:AI|AIs|assistants?|LLMs?|chatbots?|language\s+models?|AI\s+models?|bots?|agents?"
     r"|ChatGPT|GPT-?\d?|Claude|Gemini|Copilot)"
 )
-# "Note to AI assistants: …", "Assistant, ignore …", "You are now …", "From now on, you …"
+# "Note to AI assistants: …", "Assistant, ignore …", "You are now DAN, an AI …", "From now
+# on, you answer …"
 _ADDRESS = re.compile(
-    r"(?:^|[.!;:]\s*)(?:note|message|instructions?|attention|reminder|important)\s+(?:to|for)\s+"
+    r"\b(?:note|message|instructions?|attention|reminder|important)\s+(?:to|for)\s+"
     r"(?:the\s+|any\s+|all\s+)?" + _MODEL + r"\b"
-    r"|(?:^|[.!;:]\s*)(?:dear\s+)?" + _MODEL + r"\s*[,:]\s*(?:please\s+)?"
+    r"|\b(?:dear\s+)?" + _MODEL + r"\s*[,:]\s*(?:please\s+)?"
     r"(?:ignore|disregard|forget|you\s+(?:must|should|will|are)|always|never|answer|respond"
     r"|reply|say|output|tell)\b"
-    r"|(?:^|[.!;:]\s*)(?:from\s+now\s+on,?\s+you\b|you\s+are\s+now\b)",
+    r"|\bfrom\s+now\s+on,?\s+you\s+(?:will|must|should|are|answer|respond|reply|say|only)\b"
+    r"|\byou\s+are\s+now\s+(?:[\w'’-]+,?\s+){0,3}?(?:" + _MODEL + r"|DAN|mode|unrestricted"
+    r"|jailbroken)\b",
     re.IGNORECASE,
 )
-# "… and say that …", "Respond with …", "When asked about X, answer …"
+# "Say that …", "Respond with …", "Then say that …": a sentence that opens with the command
 _DICTATED = re.compile(
-    r"(?:^|[;:]\s*|\b(?:and|then|instead|please|just|simply|always)\s+)"
+    r"\b(?:(?:please|simply|just|instead|always|only|then),?\s+)?"
     r"(?:say|state|answer|respond|reply|output|print|tell\s+(?:the\s+user|users|the\s+reader))"
-    r"\s+(?:only\s+)?(?:that\b|with\b)"
-    r"|\b(?:when|if|whenever)\s+(?:you\s+are\s+|you're\s+)?(?:asked|questioned|prompted)\b"
+    r"\s+(?:only\s+)?(?:that\b|with\b)",
+    re.IGNORECASE,
+)
+# "When asked about X, answer …"
+_WHEN_ASKED = re.compile(
+    r"\b(?:when|if|whenever)\s+(?:you\s+are\s+|you're\s+)?(?:asked|questioned|prompted)\b"
     r"[^.!?]{0,120}?,\s*(?:always\s+)?(?:say|answer|respond|reply|state|tell\s+them)\b",
     re.IGNORECASE,
 )
-_FORMS = (_TEMPLATE, _OVERRIDE, _ADDRESS, _DICTATED)
+_MODEL_WORDS = frozenset(
+    "ai ais assistant assistants llm llms chatbot chatbots model models bot bots agent agents "
+    "chatgpt gpt claude gemini copilot".split()
+)
+#: Each form; where it must stand (``None``: anywhere); the words one of which it holds (a
+#: sentence without any of them is not searched).
+_FORMS: tuple[tuple[re.Pattern[str], re.Pattern[str] | None, frozenset[str]], ...] = (
+    (
+        _OVERRIDE,
+        _CLAUSE_START,
+        frozenset("ignore disregard forget override bypass discard".split()),
+    ),
+    (_ADDRESS, _SENTENCE_START, _MODEL_WORDS | {"now"}),
+    (
+        _DICTATED,
+        _SENTENCE_START,
+        frozenset("say state answer respond reply output print tell".split()),
+    ),
+    (_WHEN_ASKED, None, frozenset("asked questioned prompted".split())),
+)
+_WORD = re.compile(r"[a-z]+")
+_TEMPLATE_MARKS = ("<|", "[inst]", "[/inst]", "<<sys>>", "<</sys>>", "###")
 
 
 def instruction_in(text: str) -> str | None:
     """The first instruction to the model in ``text`` (a sentence or a whole passage), as
     written there, or ``None`` when it holds none (see the module's docstring for the forms)."""
-    for form in _FORMS:
-        match = form.search(text)
+    lowered = text.lower()
+    if any(mark in lowered for mark in _TEMPLATE_MARKS):
+        match = _TEMPLATE.search(text)
         if match is not None:
             return match.group(0).strip(" .!;:,")
+    words = set(_WORD.findall(lowered))
+    for form, place, anchors in _FORMS:
+        if words.isdisjoint(anchors):
+            continue
+        for match in form.finditer(text):
+            if place is None or place.search(text, 0, match.start()):
+                return match.group(0).strip(" .!;:,")
     return None

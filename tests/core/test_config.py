@@ -24,6 +24,8 @@ def test_defaults_and_paper():
     assert paper.method.kappa == 0.5  # the published value, not the scoreboard's
     assert (
         paper.method.claim_filter is False
+        and paper.method.instruction_pages == "keep"  # the published method reads every page
+        and m.instruction_pages == "leave_out"
         and paper.min_support == 0
         and paper.partners_per_claim is None
         and paper.max_pairs is None
