@@ -11,15 +11,17 @@ page out of the evidence altogether, whatever the NLI model makes of it.
 public descriptions of the attack (OWASP's LLM01, the "ignore previous instructions" family):
 
 - *an override*: "ignore / disregard / forget / override / bypass" in the imperative, aimed at
-  what came before ("all previous instructions", "the above", "your guidelines");
+  what came before or at the rest of the evidence ("all previous instructions", "the above",
+  "any conflicting sources", "your guidelines");
 - *a chat-template marker*: ``<|im_start|>``, ``[INST]``, ``<<SYS>>``, ``### Instruction:``;
-- *an address to the model*: "Note to AI assistants:", "Assistant, ignore …", "You are now …",
-  "From now on, you …";
-- *a dictated answer*: "… and say that …", "Respond with …", "When asked about X, answer …".
+- *an address to the model*: "Note to AI assistants:", "Assistant, ignore …", "You are now DAN,
+  an AI …", "From now on, you answer …";
+- *a dictated answer*: a sentence that opens with "Say that …" or "Respond with …", or "When
+  asked about X, answer …".
 
 Each form asks for the imperative where honest prose uses the same verb in a statement:
-"Drivers who ignore traffic rules are fined." and "Critics say that the film …" are claims;
-"Please ignore the rules above." and "… and say that …" are not. A page that *quotes* an
+"Drivers who ignore traffic rules are fined.", "The authors describe the trial and state that
+…" and "Ignore the error messages and restart." are left alone. A page that *quotes* an
 injection (an article about the attack) is read as one that carries it: the quoted text would
 reach the model just the same.
 """
