@@ -49,7 +49,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import get_args
+from typing import cast, get_args
 
 import numpy as np
 
@@ -334,20 +334,20 @@ def find_answer_conflicts(
             for token in of_kind(pages[claims[i].passage_index], kind):
                 prows.append(r)
                 pcols.append(vocab.setdefault(token, len(vocab)))
-        names = np.zeros((n, len(vocab)), dtype=np.int32)
-        names[rows, cols] = 1
-        has = names.any(axis=1)
+        named = np.zeros((n, len(vocab)), dtype=np.int32)
+        named[rows, cols] = 1
+        has = cast(np.ndarray, named.any(axis=1))  # one bool per row (numpy's hints allow a scalar)
         if scope == "passage":
             on_page = np.zeros((n, len(vocab)), dtype=np.int32)
             on_page[prows, pcols] = 1
-            shared = names @ on_page.T + on_page @ names.T  # a claim's facts on the other's page
+            shared = named @ on_page.T + on_page @ named.T  # a claim's facts on the other's page
         elif stated is not None:
-            also = names.copy()  # each claim's facts and the other forms it states of them
+            also = named.copy()  # each claim's facts and the other forms it states of them
             for r, forms_of in enumerate(stated):
                 also[r, [vocab[t] for t in forms_of if t in vocab]] = 1
-            shared = names @ also.T + also @ names.T
+            shared = named @ also.T + also @ named.T
         else:
-            shared = names @ names.T
+            shared = named @ named.T
         # both name a fact of this kind, and none in common: one matrix product, no pair loop
         hit = open_pairs & has[:, None] & has[None, :] & (shared == 0)
         a_hit, b_hit = np.nonzero(hit)

@@ -146,6 +146,7 @@ def _pysbd_english():
                         q = i + n
                         if q >= len(cur) or cur[q] != "." or "".join(cur[i:q]) != key:
                             continue
+                        ok: re.Match[str] | bool | None
                         if low in prepositive:
                             ok = _PREPOSITIVE_NEXT.match(text, q + 1)
                         elif low in number:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -233,7 +233,7 @@ def model_for(
     ``coordination_tightness_outside`` / ``coordination_floor_scope``). The text model has no isolated
     scoring, so the isolated ones leave it unchanged."""
     model = DEFAULT_MODEL if embeddings else TEXT_MODEL
-    changes: dict[str, object] = {}
+    changes: dict[str, Any] = {}  # field name -> value, of each field's own type
     if signals is not None:
         changes["signals"] = tuple(signals)
     if threshold is not None:

@@ -299,7 +299,8 @@ class Mirage:
         or under ``nli_error_policy="pass_through"`` every claim unverified but those of the
         passages read as planted or garbled, which needed no NLI model to find."""
         evidence, n = item.evidence, len(item.evidence.claims)
-        decision, selected, r_contr, message = "fallback", (), 0.0, None
+        decision, r_contr, message = "fallback", 0.0, None
+        selected: tuple[int, ...] = ()
         coordination = None
         if evidence.early_reason is not None or error is None:
             reason = evidence.early_reason or "no evidence"

@@ -303,7 +303,7 @@ def split_claims(
     present = [s for s in scores if s is not None]
     fill = min(present) if present else 1.0
     m = config.method
-    skipped: list[dict[str, object]] = []
+    skipped: list[dict[str, Any]] = []  # extract_claims' {"passage", "start", "end", "reason"}
     evidence.claims = extract_claims(
         kept,
         indices=evidence.passage_ids,
@@ -329,9 +329,7 @@ def split_claims(
     evidence.non_claims = []
     for item in skipped:
         start, end = by_passage[item["passage"]].original_span(item["start"], item["end"])
-        evidence.non_claims.append(
-            NonClaim(item["passage"], start, end, item["reason"])  # type: ignore[arg-type]
-        )
+        evidence.non_claims.append(NonClaim(item["passage"], start, end, item["reason"]))
     with_claims = {c.passage_index for c in evidence.claims}
     instructing = {item["passage"] for item in skipped if item["reason"] == "instruction"}
     for i in evidence.passage_ids:

@@ -145,7 +145,7 @@ def evidence_profile(
         spans = [None] * len(texts)
     elif len(spans) != len(texts):
         raise ValueError(f"{len(spans)} span lists for {len(texts)} texts")
-    spans = [  # sentence splitting is the costly step
+    cuts = [  # sentence splitting is the costly step
         cut if cut is not None else split_sentences(t) for t, cut in zip(texts, spans, strict=True)
     ]
     asked = {t for t, _ in fact_tokens(query)}
@@ -156,13 +156,13 @@ def evidence_profile(
             for tok, kind in fact_tokens(t[a:b])
             if kind is not None and tok not in asked and tok not in STOPWORDS
         )
-        for t, cut in zip(texts, spans, strict=True)
+        for t, cut in zip(texts, cuts, strict=True)
     ]
     return EvidenceProfile(
         query_tokens=content_tokens(query),
         tokens=[content_tokens(t) for t in texts],
         sentences=[
-            [content_tokens(t[a:b]) for a, b in cut] for t, cut in zip(texts, spans, strict=True)
+            [content_tokens(t[a:b]) for a, b in cut] for t, cut in zip(texts, cuts, strict=True)
         ],
         facts=facts,
         lexical=lexical_matrix(texts, query),

@@ -39,6 +39,8 @@ class TextMemo(Generic[R]):
     and ``max_chars`` characters of text arguments (an entry longer than that alone is computed
     every time, not held). ``cache_info()`` and ``cache_clear()`` as ``functools.lru_cache``."""
 
+    __qualname__: str  # the wrapped function's, set by functools.update_wrapper
+
     def __init__(self, fn: Callable[..., R], maxsize: int, max_chars: int) -> None:
         if maxsize < 0 or max_chars < 0:
             raise ValueError("maxsize and max_chars must be >= 0")

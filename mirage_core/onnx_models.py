@@ -92,7 +92,7 @@ def torch_build_accelerated() -> bool:
         return True
     builds: dict[str, object] = {}
     for node in tree.body:
-        target = node.target if isinstance(node, ast.AnnAssign) else None
+        target: ast.expr | None = node.target if isinstance(node, ast.AnnAssign) else None
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             target = node.targets[0]
         value = getattr(node, "value", None)

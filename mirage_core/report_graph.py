@@ -118,11 +118,11 @@ def _graph_svg(verdict: Verdict, states: Sequence[str]) -> str:
         # Mean angle of the passage's claims (as a unit vector, so groups across -π/π work).
         vx = sum(math.cos(angle[i]) for i in members)
         vy = sum(math.sin(angle[i]) for i in members)
-        a = math.atan2(vy, vx)
-        lx = cx + (radius + node_r + 14) * math.cos(a)
-        ly = cy + (radius + node_r + 14) * math.sin(a)
-        anchor = "start" if math.cos(a) > 0.2 else "end" if math.cos(a) < -0.2 else "middle"
-        dy = 4 if abs(math.sin(a)) < 0.8 else (12 if math.sin(a) > 0 else -4)
+        theta = math.atan2(vy, vx)
+        lx = cx + (radius + node_r + 14) * math.cos(theta)
+        ly = cy + (radius + node_r + 14) * math.sin(theta)
+        anchor = "start" if math.cos(theta) > 0.2 else "end" if math.cos(theta) < -0.2 else "middle"
+        dy = 4 if abs(math.sin(theta)) < 0.8 else (12 if math.sin(theta) > 0 else -4)
         domain = claims[members[0]].domain
         labels.append(
             f'<text class="pl" x="{lx:.1f}" y="{ly + dy:.1f}" text-anchor="{anchor}">'

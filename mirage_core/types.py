@@ -171,9 +171,10 @@ def copy_metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _mapped_score(score: object) -> object:
+def _mapped_score(score: object) -> Any:
     """A mapping's ``score``: a number as it is, a numeral (JSONL rows) as a float; ``None``
-    and a bool as they are (:class:`Passage` refuses the bool by name)."""
+    and a bool as they are (:class:`Passage` refuses the bool by name). ``Any``, as the
+    mapping's other values: :class:`Passage` checks it, and takes any real number."""
     if score is None or isinstance(score, bool | numbers.Real):
         return score
     try:

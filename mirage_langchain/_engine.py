@@ -62,7 +62,7 @@ class EngineShelf:
         return {"_size": self._size}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["_size"])
+        type(self).__init__(self, state["_size"])
 
 
 class MirageEngineFields(BaseModel):

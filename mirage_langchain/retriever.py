@@ -223,7 +223,8 @@ class _ConfigurableMirageRetriever(RunnableConfigurableFields):
         return super().get_name(suffix, name=name or self.name or "RunnableConfigurableFields")
 
     def _prepare(self, config: RunnableConfig | None = None) -> tuple[Runnable, RunnableConfig]:
-        with copies_of(self.default):
+        # built only by MirageRetriever.configurable_fields, with default=self
+        with copies_of(cast("MirageRetriever", self.default)):
             return super()._prepare(config)
 
 

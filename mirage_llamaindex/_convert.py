@@ -118,7 +118,7 @@ def node_source(node: BaseNode, source_keys: Sequence[str] = DEFAULT_SOURCE_KEYS
     return _ref_doc_id(node) or node.node_id
 
 
-def _score(value: object) -> float | None:
+def _score(value: Any) -> float | None:  # whatever a retriever set; float() decides
     if value is None or isinstance(value, bool):
         return None
     try:
@@ -188,7 +188,7 @@ def _derive(
         new.embedding = None  # it described the original text
         if hasattr(new, "start_char_idx"):
             new.start_char_idx = start
-            new.end_char_idx = end
+            new.end_char_idx = end  # type: ignore[attr-defined]  # TextNode's field: BaseNode declares none
     if id_ is not None:
         new.id_ = id_
     new.metadata = {**new.metadata, MIRAGE_KEY: info}

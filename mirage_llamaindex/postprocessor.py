@@ -136,7 +136,8 @@ class MiragePostprocessor(BaseNodePostprocessor):
         **kwargs: Any,
     ) -> None:
         engine = resolve_engine(mirage, config, nli, embedder)  # before any model loads
-        super().__init__(output=output, source_keys=source_keys, **kwargs)
+        # the pydantic fields above; the base class's typed __init__ names only its own
+        super().__init__(output=output, source_keys=source_keys, **kwargs)  # type: ignore[call-arg]
         self._mirage = engine
 
     @classmethod

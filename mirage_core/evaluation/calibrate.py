@@ -283,9 +283,10 @@ def calibrate(
 
     def sort_key(p: GridPoint) -> tuple:
         f = p.fit
+        objective = f.get("objective")
         return (
             not feasible(p),
-            -(f.get("objective") if f.get("objective") is not None else -np.inf),
+            -(objective if objective is not None else -np.inf),
             -(f.get("retention_mixed") or 0.0),
             f.get("contamination_mixed") or 0.0,
             # the point nearest the base; a named choice is 1 away when it differs

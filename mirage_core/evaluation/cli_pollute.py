@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from mirage_core.cli import check_passage, say
 from mirage_core.evaluation.cli_shared import _llm
@@ -61,7 +61,9 @@ def _run_pollute(args: argparse.Namespace) -> int:
             f"{args.input}: rows must all be passages ({{text, ...}}) or all queries ({{query, "
             "passages}}; or contexts / documents)"
         )
-    for r in (p for row in rows for p in (row[_passages_key(row)] if query_rows else [row])):
+    # with query_rows every row has a passages key
+    of_rows = (row[cast(str, _passages_key(row))] if query_rows else [row] for row in rows)
+    for r in (p for passages in of_rows for p in passages):
         if isinstance(r, dict) and LABEL_KEY in r:
             raise ValueError(
                 f"{args.input}: passages are already polluted (they carry {LABEL_KEY!r})"

@@ -213,7 +213,8 @@ def load_poisonedrag(
         qid = str(q["id"])
         gold_text = golden[idx].strip()
         poisons = list(adv.get(qid, {}).get("adv_texts") or [])
-        correct, incorrect = (str(q["correct answer"]),), (str(q["incorrect answer"]),)
+        correct: tuple[str, ...] = (str(q["correct answer"]),)
+        incorrect: tuple[str, ...] = (str(q["incorrect answer"]),)
         if adaptive in VARIANTS:
             got = _variant_evidence(adaptive, variant_rows, q, gold_text, seed)
             if got is None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -65,7 +65,7 @@ def decode_pairs(body: Any, max_pairs: int | None = None) -> tuple[list[str], li
     return premises, hypotheses
 
 
-def is_real(x: Any) -> bool:
+def is_real(x: Any) -> TypeGuard[float]:
     """A finite JSON number: int or float, never bool, str, None, NaN or infinity."""
     return type(x) in (int, float) and math.isfinite(x)
 

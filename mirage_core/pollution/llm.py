@@ -107,7 +107,7 @@ class LLMPolluter:
     def messages(self, text: str, family: Family | str) -> list[Any]:
         """The chat messages sent for one passage."""
         fam = Family.parse(family)
-        out = [self._system(content=self.system_prompt)] if self.system_prompt else []
+        out: list[Any] = [self._system(content=self.system_prompt)] if self.system_prompt else []
         out.append(self._human(content=self.prompts[fam].replace("{text}", text)))
         return out
 

@@ -339,8 +339,8 @@ class RulePolluter:
             details.append(f", at an estimated cost of ${amount:g} million")
         if event and not any(f.kind in ("month", "year") for f in facts):
             month = _MONTHS[rng.randrange(12)]
-            year = year_pool[rng.randrange(len(year_pool))] if year_pool else None
-            details.append(f" in {month} {year}" if year else f" in {month}")
+            in_year = year_pool[rng.randrange(len(year_pool))] if year_pool else None
+            details.append(f" in {month} {in_year}" if in_year else f" in {month}")
         if _abbreviation_at(sentence, period):  # "Washington D.C., according to … ."
             return [_Candidate((_Op(period + 1, period + 1, d + "."),), "detail") for d in details]
         return [_Candidate((_Op(period, period, d),), "detail") for d in details]
@@ -427,5 +427,5 @@ def _perturb(text: str, kind: str, value: float) -> list[str]:
         if s != text[: len(text) - len(suffix)] and s not in options:
             options.append(s)
     if kind == "percent":
-        options = [o for o in options if _to_float(o) is not None and _to_float(o) <= 100]
+        options = [o for o in options if (pct := _to_float(o)) is not None and pct <= 100]
     return [o + suffix for o in options]

@@ -57,8 +57,9 @@ class NLIServer:
         _quiet_model_loading()
         self.backend = load_backend(cfg.model, **cfg.backend_kwargs())
         self.service = NLIService(cfg, self.backend, batch=self._batched if cfg.batching else None)
-        self._batched.set_max_batch_size(cfg.max_batch_size)
-        self._batched.set_batch_wait_timeout_s(cfg.batch_wait_timeout_s)
+        # @serve.batch adds these setters; its type hints keep the plain method's type
+        self._batched.set_max_batch_size(cfg.max_batch_size)  # type: ignore[attr-defined]
+        self._batched.set_batch_wait_timeout_s(cfg.batch_wait_timeout_s)  # type: ignore[attr-defined]
 
     # -- HTTP routes (mirage_core.nli.protocol) ----------------------------------------------
 
@@ -95,7 +96,9 @@ class NLIServer:
 
 def build_app(config: ServeConfig) -> Any:
     """The bound application (``serve.run`` it, or compose it in a larger app)."""
-    return NLIServer.options(name="NLIServer", **config.deployment_options()).bind(config.to_dict())
+    # @serve.deployment makes the class a Deployment; its type hints keep the class's type
+    deployment = NLIServer.options(name="NLIServer", **config.deployment_options())  # type: ignore[attr-defined]
+    return deployment.bind(config.to_dict())
 
 
 def run(
