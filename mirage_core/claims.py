@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from mirage_core.claim_filter import non_claim_reason
-from mirage_core.instructions import instruction_in
+from mirage_core.instructions import instruction_span
 from mirage_core.memo import text_memo
 from mirage_core.types import Claim, Passage
 
@@ -433,17 +433,24 @@ def _skip_instructing(
     passage: int,
     skipped: list[dict[str, object]] | None,
 ) -> bool:
-    """Whether the passage ``text`` holds an instruction to the model; if so, each of its
-    ``sentences`` is appended to ``skipped`` with its reason."""
-    reasons = [
-        "instruction" if instruction_in(text[start:end]) else "beside an instruction"
-        for start, end in sentences
-    ]
-    if "instruction" not in reasons:
+    """Whether the passage ``text`` holds an instruction to the model (read whole, so that one
+    broken over lines, which end sentences, is found); if so, each of its ``sentences`` is
+    appended to ``skipped``: ``"instruction"`` where it holds or crosses one, else ``"beside an
+    instruction"``."""
+    span = instruction_span(text)
+    if span is None:
         return False
     if skipped is not None:
+        first, last = span
         skipped.extend(
-            {"passage": passage, "start": start, "end": end, "reason": reason}
-            for (start, end), reason in zip(sentences, reasons, strict=True)
+            {
+                "passage": passage,
+                "start": start,
+                "end": end,
+                "reason": "instruction"
+                if (start < last and first < end) or instruction_span(text[start:end])
+                else "beside an instruction",
+            }
+            for start, end in sentences
         )
     return True

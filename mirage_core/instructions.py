@@ -30,17 +30,17 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["instruction_in"]
+__all__ = ["instruction_in", "instruction_span"]
 
 # Each form is searched for by its words first; where it must stand as an imperative, the text
 # before the match is then checked for a place where one can stand (the start of the text or
 # of a clause, or a word that leads into a command: "please ignore", "and ignore"). Leading
 # with the words keeps the scan of an honest sentence to a few microseconds.
 _CLAUSE_START = re.compile(
-    r"(?:^|[.!;:,]\s*|\b(?:and|then|now|please|just|simply|also|instead)\s+)\Z",
-    re.IGNORECASE,
+    r"(?:^|[.!?;:,][\"'”’)\]]*\s*|\b(?:and|then|now|please|just|simply|also|instead)\s+)\Z",
+    re.IGNORECASE | re.MULTILINE,
 )
-_SENTENCE_START = re.compile(r"(?:^|[.!;:]\s*)\Z")
+_SENTENCE_START = re.compile(r"(?:^|[.!?;:][\"'”’)\]]*\s*)\Z", re.MULTILINE)
 _OVERRIDE_VERB = r"\b(?:ignore|disregard|forget|override|bypass|discard)"
 # What an override is aimed at: instructions, or the other evidence the model was given ...
 _OVERRIDDEN = (
@@ -127,22 +127,33 @@ _FORMS: tuple[tuple[re.Pattern[str], re.Pattern[str] | None, frozenset[str]], ..
     (_WHEN_ASKED, None, frozenset("asked questioned prompted".split())),
 )
 _WORD = re.compile(r"[a-z]+")
+_LEAD_WINDOW = 40
 _TEMPLATE_MARKS = ("<|", "[inst]", "[/inst]", "<<sys>>", "<</sys>>", "###")
 
 
-def instruction_in(text: str) -> str | None:
-    """The first instruction to the model in ``text`` (a sentence or a whole passage), as
-    written there, or ``None`` when it holds none (see the module's docstring for the forms)."""
+def instruction_span(text: str) -> tuple[int, int] | None:
+    """Where the first instruction to the model in ``text`` (a sentence or a whole passage,
+    line breaks included) stands, or ``None`` when it holds none (see the module's docstring
+    for the forms)."""
     lowered = text.lower()
     if any(mark in lowered for mark in _TEMPLATE_MARKS):
         match = _TEMPLATE.search(text)
         if match is not None:
-            return match.group(0).strip(" .!;:,")
+            return match.span()
     words = set(_WORD.findall(lowered))
     for form, place, anchors in _FORMS:
         if words.isdisjoint(anchors):
             continue
         for match in form.finditer(text):
-            if place is None or place.search(text, 0, match.start()):
-                return match.group(0).strip(" .!;:,")
+            # a place where an imperative stands is a few words long: read only what precedes
+            # the match closely (a search from 0 would read the whole prefix for each match)
+            start = match.start()
+            if place is None or place.search(text, max(0, start - _LEAD_WINDOW), start):
+                return match.span()
     return None
+
+
+def instruction_in(text: str) -> str | None:
+    """The first instruction to the model in ``text``, as written there, or ``None``."""
+    span = instruction_span(text)
+    return None if span is None else text[span[0] : span[1]].strip(" .!;:,")
