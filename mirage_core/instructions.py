@@ -156,4 +156,4 @@ def instruction_span(text: str) -> tuple[int, int] | None:
 def instruction_in(text: str) -> str | None:
     """The first instruction to the model in ``text``, as written there, or ``None``."""
     span = instruction_span(text)
-    return None if span is None else text[span[0] : span[1]].strip(" .!;:,")
+    return None if span is None else text[span[0] : span[1]].strip()
