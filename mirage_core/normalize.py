@@ -11,7 +11,9 @@ For each passage :func:`normalize_text` applies, in one pass:
 - NFKC, cluster by cluster (a base character with its combining marks);
 - letters that look like Latin ones (Cyrillic and Greek confusables) are folded to Latin inside
   a word that also holds Latin letters: "Lуon" with a Cyrillic у is "Lyon". A word written
-  wholly in another script is left as it is.
+  wholly in another script is left as it is;
+- HTML markup (:mod:`mirage_core.markup`): a tag, a comment, or a script or style element is a
+  space, and a character reference (``&amp;``) the character it names.
 
 Offsets stay exact: :class:`NormalizedText` maps every character of the normalized text back to
 the caller's text, so a claim's span always points into the passage the caller gave.
@@ -22,6 +24,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+
+from mirage_core.markup import markup_edits
 
 __all__ = ["CONFUSABLES", "NormalizedText", "normalize_query", "normalize_text", "one_line"]
 
@@ -151,16 +155,25 @@ def _fold_confusables(chars: list[str]) -> None:
 
 def normalize_text(raw: str) -> NormalizedText:
     """``raw`` normalized for every step, with the map back to ``raw``'s offsets."""
-    if _SUSPECT.search(raw) is None and unicodedata.is_normalized("NFKC", raw):
+    edits = markup_edits(raw)
+    if not edits and _SUSPECT.search(raw) is None and unicodedata.is_normalized("NFKC", raw):
         return NormalizedText(raw)
     chars: list[str] = []
     origin: list[int] = []
     ends: list[int] = []
-    for start, cluster in _clusters(raw):
-        for ch in _clean_cluster(cluster):
+    done = 0
+    for edit_start, edit_end, replacement in [*edits, (len(raw), len(raw), "")]:
+        for start, cluster in _clusters(raw[done:edit_start]):
+            for ch in _clean_cluster(cluster):
+                chars.append(ch)
+                origin.append(done + start)
+                ends.append(done + start + len(cluster))
+        # markup's replacement is read as if the caller had written it there
+        for ch in _clean_cluster(replacement) if replacement else "":
             chars.append(ch)
-            origin.append(start)
-            ends.append(start + len(cluster))
+            origin.append(edit_start)
+            ends.append(edit_end)
+        done = edit_end
     _fold_confusables(chars)
     return NormalizedText("".join(chars), tuple(origin), tuple(ends))
 

@@ -343,3 +343,20 @@ def test_evidence_of_instructing_pages_only_falls_back(fake_nli):
     v = engine.defend("Who wrote Moby-Dick?", [INSTRUCTING, copy])
     assert v.decision == "fallback" and not v.claims
     assert "instruct the model" in v.reason
+
+
+def test_raw_html_is_read_as_its_text(engine):
+    page = (
+        '<div class="body"><p>Paris is the capital of France.</p><script>var x = "Lyon";'
+        "</script><p>It is the country&#39;s largest city.</p></div>"
+    )
+    v = engine.defend(QUERY, [Passage(page, source="https://c.example/3"), *PARIS])
+    claims = [c for c in v.claims if c.passage_index == 0]
+    assert [c.text for c in claims] == [
+        "Paris is the capital of France.",
+        "It is the country's largest city.",
+    ]
+    assert [page[c.start : c.end] for c in claims] == [
+        "Paris is the capital of France.",
+        "It is the country&#39;s largest city.",
+    ]
