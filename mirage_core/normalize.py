@@ -12,8 +12,9 @@ For each passage :func:`normalize_text` applies, in one pass:
 - letters that look like Latin ones (Cyrillic and Greek confusables) are folded to Latin inside
   a word that also holds Latin letters: "Lуon" with a Cyrillic у is "Lyon". A word written
   wholly in another script is left as it is;
-- HTML markup (:mod:`mirage_core.markup`): a tag, a comment, or a script or style element is a
-  space, and a character reference (``&amp;``) the character it names.
+- in a passage, HTML markup (:mod:`mirage_core.markup`): a tag, a comment, or a script or style
+  element is a space, and a character reference (``&amp;``) the character it names. A query is
+  the user's own words, and its markup is left as written.
 
 Offsets stay exact: :class:`NormalizedText` maps every character of the normalized text back to
 the caller's text, so a claim's span always points into the passage the caller gave.
@@ -153,9 +154,11 @@ def _fold_confusables(chars: list[str]) -> None:
             chars[i] = CONFUSABLES.get(chars[i], chars[i])
 
 
-def normalize_text(raw: str) -> NormalizedText:
-    """``raw`` normalized for every step, with the map back to ``raw``'s offsets."""
-    edits = markup_edits(raw)
+def normalize_text(raw: str, *, markup: bool = True) -> NormalizedText:
+    """``raw`` normalized for every step, with the map back to ``raw``'s offsets. ``markup``:
+    read HTML markup as the text a reader sees (retrieved pages; a query is the user's own
+    words and keeps what it says)."""
+    edits = markup_edits(raw) if markup else []
     if not edits and _SUSPECT.search(raw) is None and unicodedata.is_normalized("NFKC", raw):
         return NormalizedText(raw)
     chars: list[str] = []
@@ -179,8 +182,8 @@ def normalize_text(raw: str) -> NormalizedText:
 
 
 def normalize_query(query: str) -> str:
-    """The query as the steps read it (no offsets needed)."""
-    return normalize_text(query).text
+    """The query as the steps read it (no offsets needed); markup in it is left as written."""
+    return normalize_text(query, markup=False).text
 
 
 #: Every line break a model, a terminal or a log may honour.

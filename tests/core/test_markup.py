@@ -66,3 +66,12 @@ def test_many_unclosed_openings_are_read_in_one_pass(opening):
     start = time.perf_counter()
     normalize_text(opening * 20_000 + "Text.")
     assert time.perf_counter() - start < 5.0
+
+
+def test_a_query_keeps_its_markup():
+    from mirage_core.normalize import normalize_query
+
+    assert (
+        normalize_query("<u>When</u> was AT&amp;T founded?") == "<u>When</u> was AT&amp;T founded?"
+    )
+    assert normalize_text("<u>When</u>", markup=False).text == "<u>When</u>"
