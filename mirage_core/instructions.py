@@ -70,10 +70,11 @@ _OVERRIDE = re.compile(
     r"(?:told|given|instructed)|(?:written\s+|said\s+)?(?:above|before))\b",
     re.IGNORECASE,
 )
-# Chat-template and role markers: no prose writes them.
+# Chat-template and role markers: no prose writes them ("### Instruction:" with its colon; a
+# Markdown heading "### Instructions" or "### System requirements" is not one).
 _TEMPLATE = re.compile(
     r"<\|(?:im_start|im_end|system|user|assistant|endoftext|begin_of_text|start_header_id"
-    r"|end_header_id|eot_id)\|>|\[/?INST\]|<</?SYS>>|###\s*(?:instruction|system)\s*:?",
+    r"|end_header_id|eot_id)\|>|\[/?INST\]|<</?SYS>>|###\s*(?:instruction|system)\s*:",
     re.IGNORECASE,
 )
 _MODEL = (
