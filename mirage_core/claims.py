@@ -379,7 +379,7 @@ def extract_claims(
     (:func:`split_sentences`; ``None`` for one passage: split here).
 
     With ``leave_out_instructions``, a passage with an instruction to the model in it
-    (:func:`~mirage_core.instructions.instruction_in`) gives no claim: each of its sentences is
+    (:func:`~mirage_core.instructions.instruction_span`) gives no claim: each of its sentences is
     appended to ``skipped``, as ``"instruction"`` or ``"beside an instruction"``."""
     claims: list[Claim] = []
     for passage, p_idx, source, domain, score, group, cut in zip(

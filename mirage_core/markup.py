@@ -6,8 +6,10 @@ carries ``<div><p>`` into the NLI model and the prompt, and ``AT&amp;T`` is not 
 other pages write. :func:`markup_edits` lists what normalization (:mod:`mirage_core.normalize`)
 replaces, with offsets into the caller's text, so a claim's span still points into it:
 
-- a tag of HTML's vocabulary (``<p>``, ``</div>``, ``<br/>``, ``<a href="…">``) and a comment
-  (``<!-- … -->``) become one space;
+- a tag of HTML's vocabulary that breaks the line or the block (``<p>``, ``</div>``,
+  ``<br/>``, ``<li>``) and a comment (``<!-- … -->``) become one space; an inline tag
+  (``<a href="…">``, ``<b>``, ``<span>``) becomes nothing, as a browser shows
+  ``Eif<b>fel</b>`` as one word;
 - a ``<script>``, ``<style>``, ``<noscript>`` or ``<template>`` element, content included, becomes
   one space: what it holds is never shown to a reader;
 - a character reference (``&amp;``, ``&#39;``, ``&nbsp;``) becomes the character it names.
@@ -22,7 +24,7 @@ from __future__ import annotations
 import html
 import re
 
-__all__ = ["HTML_TAGS", "markup_edits"]
+__all__ = ["HTML_TAGS", "INLINE_TAGS", "markup_edits"]
 
 #: Element names read as markup.
 HTML_TAGS = frozenset(
@@ -32,12 +34,17 @@ HTML_TAGS = frozenset(
     "meta nav ol p picture pre q s samp section small source span strike strong sub summary "
     "sup table tbody td tfoot th thead time title tr tt u ul var wbr".split()
 )
+#: Elements that flow inside a line: their tags separate nothing.
+INLINE_TAGS = frozenset(
+    "a abbr b bdi bdo cite code del dfn em font i ins kbd mark q s samp small span strike "
+    "strong sub sup time tt u var wbr".split()
+)
 _HIDDEN = ("script", "style", "noscript", "template")
 # an element's attributes: at least one "name=value" ("<b and c>" in a formula has none), no
 # "<" or ">" inside, and bounded, so that a stray "<" never reads far into the text
 _ATTRIBUTES = r"(?:\s[^<>=]{0,2000}=[^<>]{0,2000})?"
 _TAG = re.compile(
-    r"</?(?:"
+    r"</?("
     + "|".join(sorted(HTML_TAGS | set(_HIDDEN), key=len, reverse=True))
     + r")\b"
     + _ATTRIBUTES
@@ -82,7 +89,10 @@ def markup_edits(raw: str) -> list[tuple[int, int, str]]:
     edits: list[tuple[int, int, str]] = []
     if "<" in raw:
         edits += [(start, end, " ") for start, end in _closed_spans(raw, raw.lower())]
-        edits += [(m.start(), m.end(), " ") for m in _TAG.finditer(raw)]
+        edits += [
+            (m.start(), m.end(), "" if m.group(1).lower() in INLINE_TAGS else " ")
+            for m in _TAG.finditer(raw)
+        ]
     if "&" in raw:
         for m in _REFERENCE.finditer(raw):
             named = html.unescape(m.group(0))

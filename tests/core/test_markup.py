@@ -10,7 +10,8 @@ from mirage_core.normalize import normalize_text
     ("raw", "read"),
     [
         ("<p>The tower opened.</p><p>It is tall.</p>", " The tower opened.  It is tall. "),
-        ('<a href="/wiki/Paris" title="Paris">Paris</a> is big.', " Paris  is big."),
+        ('<a href="/wiki/Paris" title="Paris">Paris</a> is big.', "Paris is big."),
+        ("The Eif<b>fel</b> Tower", "The Eiffel Tower"),  # an inline tag separates nothing
         ("One<br/>two<br />three<BR>four", "One two three four"),
         ("<!-- nav --><div class='x'>Text.</div>", "  Text. "),
         ("<script>var a = 1 < 2;</script>Body.<style>p{}</style>", " Body. "),
