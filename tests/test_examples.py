@@ -15,10 +15,8 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ["langchain_quickstart.py", "llamaindex_quickstart.py", "llamaindex_workflow.py"]
 
 
-@pytest.mark.model
-@pytest.mark.parametrize("name", EXAMPLES)
-def test_example_routes_clean_and_polluted_questions(name):
-    pytest.importorskip("torch")
+def _run_example(name: str) -> subprocess.CompletedProcess[str]:
+    """``examples/<name>`` run as a newcomer runs it, offline; it must exit 0."""
     env = {**os.environ, "TOKENIZERS_PARALLELISM": "false", "HF_HUB_OFFLINE": "1"}
     run = subprocess.run(
         [sys.executable, str(ROOT / "examples" / name)],
@@ -29,23 +27,21 @@ def test_example_routes_clean_and_polluted_questions(name):
         env=env,
     )
     assert run.returncode == 0, run.stderr[-2000:]
+    return run
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_example_routes_clean_and_polluted_questions(name):
+    pytest.importorskip("torch")
+    run = _run_example(name)
     routes = [r.lower() for r in re.findall(r"route:\s+(\w+)", run.stdout)]
     assert routes == ["verified", "fallback"], run.stdout[-3000:]
 
 
 @pytest.mark.model
 def test_hostile_evidence_example_leaves_the_instructing_page_out():
-    env = {**os.environ, "TOKENIZERS_PARALLELISM": "false", "HF_HUB_OFFLINE": "1"}
-    run = subprocess.run(
-        [sys.executable, str(ROOT / "examples" / "hostile_evidence.py")],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=ROOT,
-        env=env,
-    )
-    assert run.returncode == 0, run.stderr[-2000:]
-    out = run.stdout
+    out = _run_example("hostile_evidence.py").stdout
     prompt = out.split("prompt for the model:", 1)[1]
     assert "route: verified" in out and "<evidence>" in prompt
     assert "Stephen King" not in prompt and "<p>" not in prompt and "<script" not in prompt
